@@ -36,6 +36,11 @@ recipe="v3 $suite ${packages[*]} $(zc_mirror)"
 hash=$(printf '%s' "$recipe" | sha256sum | cut -c1-12)
 dest="$ZC_CACHE/rootfs/$suite-$hash"
 
+# One builder per suite at a time; a second caller waits and reuses.
+mkdir -p "$ZC_CACHE/rootfs"
+exec 9>"$ZC_CACHE/rootfs/.lock-$suite"
+flock 9
+
 if [ -f "$dest/.zcache-rootfs-ok" ]; then
 	zc_log "rootfs $suite: cached at $dest"
 	echo "$dest"
