@@ -55,7 +55,7 @@ zc_apt_install() {
 zc_rm_tree() {
 	local d=$1
 	[ -e "$d" ] || return 0
-	if findmnt -R -n -o TARGET | grep -q "^$(realpath "$d")\(/\|$\)"; then
+	if findmnt -rn -o TARGET | grep -q "^$(realpath "$d")\(/\|$\)"; then
 		echo "refusing to remove $d: something is mounted below it" >&2
 		return 1
 	fi

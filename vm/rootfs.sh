@@ -31,6 +31,11 @@ packages=(
 	sparse rpm fakeroot zstd xz-utils python3 ca-certificates less
 	bsdextrautils
 )
+# sid (and trixie, where it is on its way out) lack isc-dhcp-client: use dhcpcd-base there (the other suites'
+# recipes, and so their cached trees, stay as they were).
+case $suite in
+trixie|sid) packages=("${packages[@]/#isc-dhcp-client/dhcpcd-base}") ;;
+esac
 # The fields of the recipe that define the tree.
 recipe="v3 $suite ${packages[*]} $(zc_mirror)"
 hash=$(printf '%s' "$recipe" | sha256sum | cut -c1-12)
