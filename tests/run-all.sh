@@ -1,0 +1,80 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# tests/run-all.sh [STEP...]: the project's test command (`make test`).
+#
+# Runs each step in order, logs each to $ZC_CACHE/logs/test-STEP.log, keeps
+# going after a failure so one run reports everything, prints a table and
+# the closing line "N passed, N failed", and exits non-zero when any step
+# failed.  With no arguments it runs the default steps below; name steps to
+# run only those (e.g. `make test TEST_STEPS="lint vm-bookworm"`).
+#
+# Steps:
+#   host-deps     install what the host needs (apt-get), build the packages
+#   lint          lintian and rpmlint on the built .deb and .rpm
+#   matrix        apt install of the .deb in a chroot of each suite: DKMS
+#                 builds there with the suite's compiler; purge leaves
+#                 nothing; W=1 and sparse warnings counted
+#   vm-SUITE      boot SUITE's image with the package installed (fast path)
+#                 and run every guest suite (tests/guest/suites)
+#   vm-cloud      bookworm, package installed by apt inside the guest via
+#                 cloud-init (the path a user's cloud VM takes)
+#   vm-rpm        bookworm, the .rpm installed with rpm; its scriptlets
+#                 build the modules through DKMS
+#   vm-upgrade    a second kernel installed after the package: DKMS builds
+#                 for it by itself, the guest boots it and loads zcache
+#   harness-catch a guest test forced to fail must fail the VM run
+
+set -uo pipefail
+
+cd "$(dirname "$0")/.."
+. vm/lib.sh
+
+default_steps="host-deps lint matrix vm-bookworm vm-bullseye vm-trixie vm-sid
+	vm-cloud vm-rpm vm-upgrade harness-catch"
+steps=${*:-$default_steps}
+
+step_cmd() {
+	case $1 in
+	host-deps) echo "make deb rpm" ;;
+	lint) echo "make lint" ;;
+	matrix) echo "make matrix" ;;
+	vm-cloud) echo "make vm-test SUITE=bookworm INSTALL=cloud" ;;
+	vm-rpm) echo "make vm-test SUITE=bookworm INSTALL=rpm" ;;
+	vm-upgrade) echo "make vm-upgrade-test" ;;
+	harness-catch) echo "make vm-harness-catch" ;;
+	vm-*)
+		zc_check_suite "${1#vm-}" || return 1
+		echo "make vm-test SUITE=${1#vm-} INSTALL=fast" ;;
+	*) echo "unknown step '$1'" >&2; return 1 ;;
+	esac
+}
+
+mkdir -p "$ZC_CACHE/logs"
+passed=0 failed=0
+table=()
+for step in $steps; do
+	cmd=$(step_cmd "$step") || { failed=$((failed + 1)); table+=("$step|FAIL|0|unknown step"); continue; }
+	log=$ZC_CACHE/logs/test-$step.log
+	zc_log "=== step $step: $cmd (log: $log)"
+	start=$SECONDS
+	# Progress stays visible; the full output is also kept in the log.
+	if bash -c "$cmd" 2>&1 | tee "$log"; then
+		res=PASS passed=$((passed + 1))
+	else
+		res=FAIL failed=$((failed + 1))
+	fi
+	secs=$((SECONDS - start))
+	zc_log "=== step $step: $res in ${secs}s"
+	table+=("$step|$res|$secs|$cmd")
+done
+
+echo
+printf '%-14s %-5s %7s  %s\n' STEP RESULT SECONDS COMMAND
+for row in "${table[@]}"; do
+	IFS='|' read -r s r t c <<<"$row"
+	printf '%-14s %-5s %7s  %s\n' "$s" "$r" "$t" "$c"
+done
+echo
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
