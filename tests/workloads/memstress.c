@@ -1,0 +1,693 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * memstress: anonymous-memory pressure with verified, realistic content.
+ *
+ *   memstress --size-mb N [--passes P] [--procs K] [--mode seq|rand|mixed]
+ *             [--incompressible-pct X] [--write-pct W] [--seed S] [-v]
+ *
+ * N MiB in total (split evenly over K forked processes, which run at once)
+ * are filled page by page with content that compresses like real memory:
+ * text-like pages (words, numbers, line breaks), structured records with
+ * zero-padded fields, sparse pages (a quarter data, the rest zero) and, at
+ * X percent, pseudo-random incompressible pages.  No page is all zeros or
+ * one repeated byte, so same-filled shortcuts do not flatter a backend.
+ * Overall the mix compresses about 2-3x with lz4/lzo (see docs/benchmarks.md).
+ *
+ * Every page starts with a header (magic, page index, generation, process)
+ * and its 64-bit checksum is kept in a side table.  After the first touch,
+ * each pass runs a sequential phase (every page in order), a random phase
+ * (as many random touches as there are pages) or both (mixed: the random
+ * phase is skewed, 80% of touches to a hot 20% of the pages).  Each touch
+ * verifies the page and rewrites W percent of them with a new generation.
+ * A mismatch prints the page, offset, expected and found bytes and exits 1.
+ *
+ * The parent prints one summary line of key=value pairs:
+ *   memstress: ok procs=K size_mb=N pages_verified=... mib_verified=...
+ *   elapsed_s=... user_s=... sys_s=... majflt=... minflt=...
+ * A child killed by a signal (the OOM killer sends SIGKILL) is a failure,
+ * reported with the signal; exit status 1.  Usage errors exit 2.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/time.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MS_MAGIC 0x215353455254534dULL /* "MSTRESS!" little-endian */
+
+enum ms_mode { MS_SEQ, MS_RAND, MS_MIXED };
+
+struct ms_opts {
+	uint64_t size_mb;
+	unsigned int passes;
+	unsigned int procs;
+	enum ms_mode mode;
+	unsigned int incompressible_pct;
+	unsigned int write_pct;
+	uint64_t seed;
+	int verbose;
+	const char *dump;	/* write the first fill of process 0 here, exit */
+};
+
+/* The header at the start of every page. */
+struct ms_hdr {
+	uint64_t magic;
+	uint64_t index;	/* page index within its process */
+	uint32_t gen;	/* generation: bumped at each rewrite */
+	uint32_t proc;	/* process number 0..K-1 */
+	uint64_t kind;	/* content kind, for diagnostics */
+};
+
+/* What a child reports to the parent through its pipe. */
+struct ms_result {
+	uint64_t pages_verified;
+	uint64_t pages_written;
+	int failed;
+};
+
+static size_t ms_page_size;
+
+/* ---- pseudo-random numbers: splitmix64 seeds xorshift64* ---- */
+
+static uint64_t ms_splitmix(uint64_t x)
+{
+	x += 0x9e3779b97f4a7c15ULL;
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+	return x ^ (x >> 31);
+}
+
+static uint64_t ms_next(uint64_t *s)
+{
+	uint64_t x = *s;
+
+	x ^= x >> 12;
+	x ^= x << 25;
+	x ^= x >> 27;
+	*s = x;
+	return x * 0x2545f4914f6cdd1dULL;
+}
+
+/* ---- page content ---- */
+
+static const char *const ms_words[] = {
+	"the", "of", "and", "to", "in", "is", "that", "for", "it", "as",
+	"was", "with", "be", "by", "on", "not", "he", "this", "are", "or",
+	"his", "from", "at", "which", "but", "have", "an", "had", "they",
+	"you", "were", "their", "one", "all", "we", "can", "her", "has",
+	"there", "been", "if", "more", "when", "will", "would", "who", "so",
+	"no", "memory", "page", "kernel", "swap", "compressed", "cache",
+	"device", "request", "error", "value", "struct", "return", "buffer",
+	"timeout", "connection", "user", "session", "status", "ok", "failed",
+	"GET", "POST", "/index.html", "/api/v1/items", "200", "404", "INFO",
+	"WARN", "DEBUG", "localhost", "Mozilla/5.0", "application/json",
+};
+#define MS_NWORDS (sizeof(ms_words) / sizeof(ms_words[0]))
+
+enum ms_kind { MS_TEXT, MS_RECORDS, MS_SPARSE, MS_RANDOM };
+static const char *const ms_kind_names[] = { "text", "records", "sparse",
+					     "random" };
+
+static enum ms_kind ms_page_kind(const struct ms_opts *o, uint32_t proc,
+				 uint64_t index)
+{
+	uint64_t h = ms_splitmix(o->seed ^ ms_splitmix(((uint64_t)proc << 48) ^
+						       index));
+	unsigned int r = (unsigned int)(h % 1000);
+
+	if (r < o->incompressible_pct * 10)
+		return MS_RANDOM;
+	/* the rest: text 45%, records 40%, sparse 15% */
+	r = (unsigned int)((h >> 20) % 100);
+	if (r < 45)
+		return MS_TEXT;
+	if (r < 85)
+		return MS_RECORDS;
+	return MS_SPARSE;
+}
+
+/* Append the decimal digits of v (at least width of them) at p. */
+static size_t ms_utoa(char *p, unsigned long v, int width)
+{
+	char tmp[24];
+	int n = 0;
+
+	do {
+		tmp[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v || n < width);
+	for (width = 0; width < n; width++)
+		p[width] = tmp[n - 1 - width];
+	return (size_t)n;
+}
+
+/* Log-like text: a line number, a time, words and numbers, line breaks. */
+static void ms_fill_text(unsigned char *p, size_t len, uint64_t *s)
+{
+	size_t off = 0;
+	unsigned long line = (unsigned long)(ms_next(s) % 100000);
+	unsigned long sec = (unsigned long)(ms_next(s) % 86000);
+
+	while (off < len) {
+		char buf[320]; /* 6+12+8+1 + 13 words of <= 20 */
+		size_t n;
+		uint64_t r = ms_next(s);
+		unsigned int words = 4 + (unsigned int)(r % 10);
+
+		sec += (r >> 8) % 3;
+		n = ms_utoa(buf, line++, 6);
+		memcpy(buf + n, " 2026-12-03T", 12);
+		n += 12;
+		n += ms_utoa(buf + n, sec / 3600 % 24, 2);
+		buf[n++] = ':';
+		n += ms_utoa(buf + n, sec / 60 % 60, 2);
+		buf[n++] = ':';
+		n += ms_utoa(buf + n, sec % 60, 2);
+		buf[n++] = ' ';
+		while (words--) {
+			r = ms_next(s);
+			if ((r & 15) == 0) {
+				n += ms_utoa(buf + n, (r >> 40) % 1000, 1);
+			} else {
+				const char *w = ms_words[(r >> 8) % MS_NWORDS];
+				size_t wl = strlen(w);
+
+				memcpy(buf + n, w, wl);
+				n += wl;
+			}
+			buf[n++] = ' ';
+		}
+		buf[n - 1] = '\n';
+		if (n > len - off)
+			n = len - off;
+		memcpy(p + off, buf, n);
+		off += n;
+	}
+}
+
+/* Fixed-size records as a program keeps them: ids, times, a name padded
+ * with zeros, counters, flags. */
+static void ms_fill_records(unsigned char *p, size_t len, uint64_t *s)
+{
+	uint32_t id = (uint32_t)ms_next(s);
+	uint64_t t = 1795000000000ULL + (ms_next(s) % 1000000);
+	size_t off;
+
+	for (off = 0; off + 64 <= len; off += 64) {
+		unsigned char *r = p + off;
+		uint64_t x = ms_next(s);
+		const char *name = ms_words[48 + x % 16];
+		uint32_t v32;
+		uint64_t v64;
+
+		memset(r, 0, 64);
+		v32 = id++;
+		memcpy(r, &v32, 4);
+		t += x >> 60;
+		memcpy(r + 4, &t, 8);
+		memcpy(r + 12, name, strlen(name)); /* <= 16 bytes, zero-padded */
+		v64 = (x >> 16) & 0xfff;
+		memcpy(r + 32, &v64, 8);
+		v32 = (uint32_t)(x >> 36) & 0x3f;
+		memcpy(r + 40, &v32, 4);
+		r[44] = (unsigned char)(x & 3);
+		r[48] = (unsigned char)((x >> 8) & 1);
+	}
+}
+
+/* A quarter of the page holds data, the rest is zero (a mostly empty
+ * table or buffer). */
+static void ms_fill_sparse(unsigned char *p, size_t len, uint64_t *s)
+{
+	size_t used = len / 4;
+
+	memset(p, 0, len);
+	ms_fill_records(p, used, s);
+}
+
+static void ms_fill_random(unsigned char *p, size_t len, uint64_t *s)
+{
+	size_t off;
+
+	for (off = 0; off + 8 <= len; off += 8) {
+		uint64_t x = ms_next(s);
+
+		memcpy(p + off, &x, 8);
+	}
+}
+
+/* Write the content of (proc, index, gen) into p (one page). */
+static void ms_generate(const struct ms_opts *o, unsigned char *p,
+			uint32_t proc, uint64_t index, uint32_t gen)
+{
+	struct ms_hdr h = {
+		.magic = MS_MAGIC, .index = index, .gen = gen, .proc = proc,
+	};
+	enum ms_kind k = ms_page_kind(o, proc, index);
+	uint64_t s = ms_splitmix(o->seed + ms_splitmix(index * 65537 + gen) +
+				 ((uint64_t)proc << 32)) | 1;
+	unsigned char *body = p + sizeof(h);
+	size_t blen = ms_page_size - sizeof(h);
+
+	h.kind = k;
+	memcpy(p, &h, sizeof(h));
+	switch (k) {
+	case MS_TEXT:
+		ms_fill_text(body, blen, &s);
+		break;
+	case MS_RECORDS:
+		ms_fill_records(body, blen, &s);
+		break;
+	case MS_SPARSE:
+		ms_fill_sparse(body, blen, &s);
+		break;
+	case MS_RANDOM:
+		ms_fill_random(body, blen, &s);
+		break;
+	}
+}
+
+static uint64_t ms_checksum(const unsigned char *p)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+	size_t off;
+
+	for (off = 0; off < ms_page_size; off += 8) {
+		uint64_t w;
+
+		memcpy(&w, p + off, 8);
+		h = (h ^ w) * 0x100000001b3ULL;
+		h ^= h >> 29;
+	}
+	return h;
+}
+
+/* ---- one process's work ---- */
+
+struct ms_proc {
+	const struct ms_opts *o;
+	uint32_t proc;
+	uint64_t npages;
+	unsigned char *mem;
+	uint32_t *gen;		/* current generation of each page */
+	uint64_t *sum;		/* checksum of each page */
+	unsigned char *expect;	/* scratch page for diagnostics */
+	struct ms_result res;
+};
+
+static void ms_write_page(struct ms_proc *w, uint64_t i)
+{
+	unsigned char *p = w->mem + i * ms_page_size;
+
+	ms_generate(w->o, p, w->proc, i, w->gen[i]);
+	w->sum[i] = ms_checksum(p);
+	w->res.pages_written++;
+}
+
+/* Verify page i; on a mismatch say where and exit 1. */
+static void ms_verify_page(struct ms_proc *w, uint64_t i, const char *phase)
+{
+	unsigned char *p = w->mem + i * ms_page_size;
+	struct ms_hdr h;
+	size_t off, bad = 0, first = 0;
+
+	if (ms_checksum(p) == w->sum[i]) {
+		w->res.pages_verified++;
+		return;
+	}
+	ms_generate(w->o, w->expect, w->proc, i, w->gen[i]);
+	for (off = 0; off < ms_page_size; off++) {
+		if (p[off] != w->expect[off]) {
+			if (!bad)
+				first = off;
+			bad++;
+		}
+	}
+	memcpy(&h, p, sizeof(h));
+	if (!bad) {
+		/* content is right: the side table was corrupted */
+		fprintf(stderr, "memstress: MISMATCH proc=%u page=%" PRIu64
+			" phase=%s: checksum table entry wrong, page content correct\n",
+			w->proc, i, phase);
+	} else {
+		fprintf(stderr,
+			"memstress: MISMATCH proc=%u page=%" PRIu64 " phase=%s kind=%s gen=%u"
+			" offset=%zu expected=0x%02x got=0x%02x bad_bytes=%zu"
+			" (page header says magic=%#" PRIx64 " page=%" PRIu64 " gen=%u proc=%u)\n",
+			w->proc, i, phase,
+			ms_kind_names[ms_page_kind(w->o, w->proc, i)], w->gen[i],
+			first, w->expect[first], p[first], bad, h.magic, h.index,
+			h.gen, h.proc);
+	}
+	exit(1);
+}
+
+static void ms_touch(struct ms_proc *w, uint64_t i, uint64_t *rng,
+		     const char *phase)
+{
+	ms_verify_page(w, i, phase);
+	if (ms_next(rng) % 100 < w->o->write_pct) {
+		w->gen[i]++;
+		ms_write_page(w, i);
+	}
+}
+
+static double ms_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void ms_phase_done(struct ms_proc *w, const char *name,
+			  unsigned int pass, double t0)
+{
+	if (w->o->verbose)
+		fprintf(stderr, "memstress: proc=%u pass=%u phase=%s %.2fs\n",
+			w->proc, pass, name, ms_now() - t0);
+}
+
+static void ms_run_proc(struct ms_proc *w)
+{
+	const struct ms_opts *o = w->o;
+	uint64_t rng = ms_splitmix(o->seed ^ (0x1234567ULL + w->proc)) | 1;
+	uint64_t i, n = w->npages, hot = n / 5 ? n / 5 : 1;
+	unsigned int pass;
+	double t0 = ms_now();
+
+	for (i = 0; i < n; i++)
+		ms_write_page(w, i);
+	ms_phase_done(w, "fill", 0, t0);
+
+	for (pass = 1; pass <= o->passes; pass++) {
+		if (o->mode == MS_SEQ || o->mode == MS_MIXED) {
+			t0 = ms_now();
+			for (i = 0; i < n; i++)
+				ms_touch(w, i, &rng, "seq");
+			ms_phase_done(w, "seq", pass, t0);
+		}
+		if (o->mode == MS_RAND || o->mode == MS_MIXED) {
+			t0 = ms_now();
+			for (i = 0; i < n; i++) {
+				uint64_t r = ms_next(&rng), j;
+
+				if (o->mode == MS_MIXED && r % 10 < 8)
+					j = (r >> 8) % hot;
+				else
+					j = (r >> 8) % n;
+				ms_touch(w, j, &rng, "rand");
+			}
+			ms_phase_done(w, "rand", pass, t0);
+		}
+	}
+	/* a last sequential check of everything */
+	t0 = ms_now();
+	for (i = 0; i < n; i++)
+		ms_verify_page(w, i, "final");
+	ms_phase_done(w, "final", o->passes, t0);
+}
+
+static void *ms_map(size_t bytes, const char *what)
+{
+	void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED) {
+		fprintf(stderr, "memstress: mmap of %zu bytes for %s failed: %s\n",
+			bytes, what, strerror(errno));
+		exit(1);
+	}
+	return p;
+}
+
+static void ms_child(const struct ms_opts *o, uint32_t proc, uint64_t npages,
+		     int fd)
+{
+	struct ms_proc w = { .o = o, .proc = proc, .npages = npages };
+
+	w.mem = ms_map(npages * ms_page_size, "pages");
+	w.gen = ms_map(npages * sizeof(*w.gen), "generations");
+	w.sum = ms_map(npages * sizeof(*w.sum), "checksums");
+	w.expect = ms_map(ms_page_size, "scratch");
+	ms_run_proc(&w);
+	if (write(fd, &w.res, sizeof(w.res)) != (ssize_t)sizeof(w.res))
+		exit(1);
+	exit(0);
+}
+
+/* ---- options, parent ---- */
+
+static void ms_usage(FILE *f)
+{
+	fprintf(f,
+		"usage: memstress --size-mb N [--passes P] [--procs K]\n"
+		"                 [--mode seq|rand|mixed] [--incompressible-pct X]\n"
+		"                 [--write-pct W] [--seed S] [-v]\n"
+		"       memstress --size-mb N [--incompressible-pct X] --dump FILE\n"
+		"  N MiB in total over K processes (default K=1, P=2, mixed, X=10, W=50);\n"
+		"  --dump writes the pages of the first fill to FILE (to measure how\n"
+		"  the content compresses) and runs nothing\n");
+}
+
+static uint64_t ms_num(const char *arg, const char *name, uint64_t max)
+{
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	v = strtoull(arg, &end, 0);
+	if (errno || *end || end == arg || arg[0] == '-' || v > max) {
+		fprintf(stderr, "memstress: bad value for %s: '%s'\n", name, arg);
+		ms_usage(stderr);
+		exit(2);
+	}
+	return v;
+}
+
+static void ms_parse(int argc, char **argv, struct ms_opts *o)
+{
+	static const struct option lo[] = {
+		{ "size-mb", required_argument, NULL, 'm' },
+		{ "passes", required_argument, NULL, 'p' },
+		{ "procs", required_argument, NULL, 'k' },
+		{ "mode", required_argument, NULL, 'M' },
+		{ "incompressible-pct", required_argument, NULL, 'x' },
+		{ "write-pct", required_argument, NULL, 'w' },
+		{ "seed", required_argument, NULL, 's' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "dump", required_argument, NULL, 'D' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	*o = (struct ms_opts){ .passes = 2, .procs = 1, .mode = MS_MIXED,
+			       .incompressible_pct = 10, .write_pct = 50,
+			       .seed = 1 };
+	while ((c = getopt_long(argc, argv, "m:p:k:M:x:w:s:vhD:", lo, NULL)) != -1) {
+		switch (c) {
+		case 'm':
+			o->size_mb = ms_num(optarg, "--size-mb", 1ULL << 24);
+			break;
+		case 'p':
+			o->passes = (unsigned int)ms_num(optarg, "--passes", 100000);
+			break;
+		case 'k':
+			o->procs = (unsigned int)ms_num(optarg, "--procs", 1024);
+			break;
+		case 'M':
+			if (!strcmp(optarg, "seq"))
+				o->mode = MS_SEQ;
+			else if (!strcmp(optarg, "rand"))
+				o->mode = MS_RAND;
+			else if (!strcmp(optarg, "mixed"))
+				o->mode = MS_MIXED;
+			else {
+				fprintf(stderr, "memstress: bad --mode '%s'\n", optarg);
+				ms_usage(stderr);
+				exit(2);
+			}
+			break;
+		case 'x':
+			o->incompressible_pct =
+				(unsigned int)ms_num(optarg, "--incompressible-pct", 100);
+			break;
+		case 'w':
+			o->write_pct = (unsigned int)ms_num(optarg, "--write-pct", 100);
+			break;
+		case 's':
+			o->seed = ms_num(optarg, "--seed", UINT64_MAX);
+			break;
+		case 'v':
+			o->verbose = 1;
+			break;
+		case 'D':
+			o->dump = optarg;
+			break;
+		case 'h':
+			ms_usage(stdout);
+			exit(0);
+		default:
+			ms_usage(stderr);
+			exit(2);
+		}
+	}
+	if (optind != argc || !o->size_mb || !o->procs) {
+		fprintf(stderr, "memstress: --size-mb N (N > 0) is required\n");
+		ms_usage(stderr);
+		exit(2);
+	}
+}
+
+static int ms_dump(const struct ms_opts *o, uint64_t npages)
+{
+	unsigned char *p = malloc(ms_page_size);
+	FILE *f = fopen(o->dump, "wb");
+	uint64_t i;
+
+	if (!p || !f) {
+		fprintf(stderr, "memstress: cannot write %s: %s\n", o->dump,
+			strerror(errno));
+		return 1;
+	}
+	for (i = 0; i < npages; i++) {
+		ms_generate(o, p, 0, i, 0);
+		if (fwrite(p, ms_page_size, 1, f) != 1) {
+			fprintf(stderr, "memstress: write to %s failed\n", o->dump);
+			return 1;
+		}
+	}
+	free(p);
+	return fclose(f) ? 1 : 0;
+}
+
+static double ms_tv(struct timeval tv)
+{
+	return (double)tv.tv_sec + (double)tv.tv_usec / 1e6;
+}
+
+int main(int argc, char **argv)
+{
+	struct ms_opts o;
+	uint64_t total_pages, per, extra;
+	struct ms_result sum = { 0 };
+	struct rusage ru_all = { 0 };
+	pid_t *pids;
+	int *fds;
+	unsigned int k, failed = 0, running;
+	double t0;
+
+	ms_parse(argc, argv, &o);
+	ms_page_size = (size_t)sysconf(_SC_PAGESIZE);
+	total_pages = o.size_mb * (1024 * 1024 / ms_page_size);
+	if (total_pages < o.procs) {
+		fprintf(stderr, "memstress: fewer pages than processes\n");
+		return 2;
+	}
+	if (o.dump)
+		return ms_dump(&o, total_pages);
+	per = total_pages / o.procs;
+	extra = total_pages % o.procs;
+	pids = calloc(o.procs, sizeof(*pids));
+	fds = calloc(o.procs, sizeof(*fds));
+	if (!pids || !fds)
+		return 1;
+
+	t0 = ms_now();
+	for (k = 0; k < o.procs; k++) {
+		int pfd[2];
+
+		if (pipe(pfd)) {
+			perror("memstress: pipe");
+			return 1;
+		}
+		fflush(NULL);
+		pids[k] = fork();
+		if (pids[k] < 0) {
+			perror("memstress: fork");
+			/* stop the children already started */
+			while (k--)
+				kill(pids[k], SIGKILL);
+			return 1;
+		}
+		if (pids[k] == 0) {
+			close(pfd[0]);
+			ms_child(&o, k, per + (k < extra), pfd[1]);
+		}
+		close(pfd[1]);
+		fds[k] = pfd[0];
+	}
+
+	for (running = o.procs; running; running--) {
+		struct rusage ru;
+		int status;
+		pid_t pid = wait4(-1, &status, 0, &ru);
+
+		if (pid < 0) {
+			if (errno == EINTR) {
+				running++;
+				continue;
+			}
+			perror("memstress: wait4");
+			return 1;
+		}
+		for (k = 0; k < o.procs && pids[k] != pid; k++)
+			;
+		if (k == o.procs) {
+			running++;
+			continue;
+		}
+		ru_all.ru_majflt += ru.ru_majflt;
+		ru_all.ru_minflt += ru.ru_minflt;
+		timeradd(&ru_all.ru_utime, &ru.ru_utime, &ru_all.ru_utime);
+		timeradd(&ru_all.ru_stime, &ru.ru_stime, &ru_all.ru_stime);
+		if (WIFSIGNALED(status)) {
+			fprintf(stderr,
+				"memstress: FAIL proc=%u pid=%d killed by signal %d (%s)%s\n",
+				k, (int)pid, WTERMSIG(status), strsignal(WTERMSIG(status)),
+				WTERMSIG(status) == SIGKILL ? ", probably the OOM killer" : "");
+			failed++;
+		} else if (WEXITSTATUS(status)) {
+			fprintf(stderr, "memstress: FAIL proc=%u pid=%d exited with %d\n",
+				k, (int)pid, WEXITSTATUS(status));
+			failed++;
+		} else {
+			struct ms_result r;
+
+			if (read(fds[k], &r, sizeof(r)) != (ssize_t)sizeof(r)) {
+				fprintf(stderr, "memstress: FAIL proc=%u sent no result\n", k);
+				failed++;
+			} else {
+				sum.pages_verified += r.pages_verified;
+				sum.pages_written += r.pages_written;
+			}
+		}
+		close(fds[k]);
+	}
+
+	printf("memstress: %s procs=%u size_mb=%" PRIu64 " passes=%u mode=%s"
+	       " incompressible_pct=%u pages_verified=%" PRIu64
+	       " mib_verified=%.1f pages_written=%" PRIu64 " elapsed_s=%.2f"
+	       " user_s=%.2f sys_s=%.2f majflt=%ld minflt=%ld failed_procs=%u\n",
+	       failed ? "FAIL" : "ok", o.procs, o.size_mb, o.passes,
+	       o.mode == MS_SEQ ? "seq" : o.mode == MS_RAND ? "rand" : "mixed",
+	       o.incompressible_pct, sum.pages_verified,
+	       (double)sum.pages_verified * (double)ms_page_size / 1048576.0,
+	       sum.pages_written, ms_now() - t0, ms_tv(ru_all.ru_utime),
+	       ms_tv(ru_all.ru_stime), ru_all.ru_majflt, ru_all.ru_minflt, failed);
+	free(pids);
+	free(fds);
+	return failed ? 1 : 0;
+}
