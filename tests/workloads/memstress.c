@@ -44,6 +44,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "wl_content.h"
+
 #define MS_MAGIC 0x215353455254534dULL /* "MSTRESS!" little-endian */
 
 enum ms_mode { MS_SEQ, MS_RAND, MS_MIXED };
@@ -78,175 +80,6 @@ struct ms_result {
 
 static size_t ms_page_size;
 
-/* ---- pseudo-random numbers: splitmix64 seeds xorshift64* ---- */
-
-static uint64_t ms_splitmix(uint64_t x)
-{
-	x += 0x9e3779b97f4a7c15ULL;
-	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-	return x ^ (x >> 31);
-}
-
-static uint64_t ms_next(uint64_t *s)
-{
-	uint64_t x = *s;
-
-	x ^= x >> 12;
-	x ^= x << 25;
-	x ^= x >> 27;
-	*s = x;
-	return x * 0x2545f4914f6cdd1dULL;
-}
-
-/* ---- page content ---- */
-
-static const char *const ms_words[] = {
-	"the", "of", "and", "to", "in", "is", "that", "for", "it", "as",
-	"was", "with", "be", "by", "on", "not", "he", "this", "are", "or",
-	"his", "from", "at", "which", "but", "have", "an", "had", "they",
-	"you", "were", "their", "one", "all", "we", "can", "her", "has",
-	"there", "been", "if", "more", "when", "will", "would", "who", "so",
-	"no", "memory", "page", "kernel", "swap", "compressed", "cache",
-	"device", "request", "error", "value", "struct", "return", "buffer",
-	"timeout", "connection", "user", "session", "status", "ok", "failed",
-	"GET", "POST", "/index.html", "/api/v1/items", "200", "404", "INFO",
-	"WARN", "DEBUG", "localhost", "Mozilla/5.0", "application/json",
-};
-#define MS_NWORDS (sizeof(ms_words) / sizeof(ms_words[0]))
-
-enum ms_kind { MS_TEXT, MS_RECORDS, MS_SPARSE, MS_RANDOM };
-static const char *const ms_kind_names[] = { "text", "records", "sparse",
-					     "random" };
-
-static enum ms_kind ms_page_kind(const struct ms_opts *o, uint32_t proc,
-				 uint64_t index)
-{
-	uint64_t h = ms_splitmix(o->seed ^ ms_splitmix(((uint64_t)proc << 48) ^
-						       index));
-	unsigned int r = (unsigned int)(h % 1000);
-
-	if (r < o->incompressible_pct * 10)
-		return MS_RANDOM;
-	/* the rest: text 45%, records 40%, sparse 15% */
-	r = (unsigned int)((h >> 20) % 100);
-	if (r < 45)
-		return MS_TEXT;
-	if (r < 85)
-		return MS_RECORDS;
-	return MS_SPARSE;
-}
-
-/* Append the decimal digits of v (at least width of them) at p. */
-static size_t ms_utoa(char *p, unsigned long v, int width)
-{
-	char tmp[24];
-	int n = 0;
-
-	do {
-		tmp[n++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v || n < width);
-	for (width = 0; width < n; width++)
-		p[width] = tmp[n - 1 - width];
-	return (size_t)n;
-}
-
-/* Log-like text: a line number, a time, words and numbers, line breaks. */
-static void ms_fill_text(unsigned char *p, size_t len, uint64_t *s)
-{
-	size_t off = 0;
-	unsigned long line = (unsigned long)(ms_next(s) % 100000);
-	unsigned long sec = (unsigned long)(ms_next(s) % 86000);
-
-	while (off < len) {
-		char buf[320]; /* 6+12+8+1 + 13 words of <= 20 */
-		size_t n;
-		uint64_t r = ms_next(s);
-		unsigned int words = 4 + (unsigned int)(r % 10);
-
-		sec += (r >> 8) % 3;
-		n = ms_utoa(buf, line++, 6);
-		memcpy(buf + n, " 2026-12-03T", 12);
-		n += 12;
-		n += ms_utoa(buf + n, sec / 3600 % 24, 2);
-		buf[n++] = ':';
-		n += ms_utoa(buf + n, sec / 60 % 60, 2);
-		buf[n++] = ':';
-		n += ms_utoa(buf + n, sec % 60, 2);
-		buf[n++] = ' ';
-		while (words--) {
-			r = ms_next(s);
-			if ((r & 15) == 0) {
-				n += ms_utoa(buf + n, (r >> 40) % 1000, 1);
-			} else {
-				const char *w = ms_words[(r >> 8) % MS_NWORDS];
-				size_t wl = strlen(w);
-
-				memcpy(buf + n, w, wl);
-				n += wl;
-			}
-			buf[n++] = ' ';
-		}
-		buf[n - 1] = '\n';
-		if (n > len - off)
-			n = len - off;
-		memcpy(p + off, buf, n);
-		off += n;
-	}
-}
-
-/* Fixed-size records as a program keeps them: ids, times, a name padded
- * with zeros, counters, flags. */
-static void ms_fill_records(unsigned char *p, size_t len, uint64_t *s)
-{
-	uint32_t id = (uint32_t)ms_next(s);
-	uint64_t t = 1795000000000ULL + (ms_next(s) % 1000000);
-	size_t off;
-
-	for (off = 0; off + 64 <= len; off += 64) {
-		unsigned char *r = p + off;
-		uint64_t x = ms_next(s);
-		const char *name = ms_words[48 + x % 16];
-		uint32_t v32;
-		uint64_t v64;
-
-		memset(r, 0, 64);
-		v32 = id++;
-		memcpy(r, &v32, 4);
-		t += x >> 60;
-		memcpy(r + 4, &t, 8);
-		memcpy(r + 12, name, strlen(name)); /* <= 16 bytes, zero-padded */
-		v64 = (x >> 16) & 0xfff;
-		memcpy(r + 32, &v64, 8);
-		v32 = (uint32_t)(x >> 36) & 0x3f;
-		memcpy(r + 40, &v32, 4);
-		r[44] = (unsigned char)(x & 3);
-		r[48] = (unsigned char)((x >> 8) & 1);
-	}
-}
-
-/* A quarter of the page holds data, the rest is zero (a mostly empty
- * table or buffer). */
-static void ms_fill_sparse(unsigned char *p, size_t len, uint64_t *s)
-{
-	size_t used = len / 4;
-
-	memset(p, 0, len);
-	ms_fill_records(p, used, s);
-}
-
-static void ms_fill_random(unsigned char *p, size_t len, uint64_t *s)
-{
-	size_t off;
-
-	for (off = 0; off + 8 <= len; off += 8) {
-		uint64_t x = ms_next(s);
-
-		memcpy(p + off, &x, 8);
-	}
-}
-
 /* Write the content of (proc, index, gen) into p (one page). */
 static void ms_generate(const struct ms_opts *o, unsigned char *p,
 			uint32_t proc, uint64_t index, uint32_t gen)
@@ -254,43 +87,13 @@ static void ms_generate(const struct ms_opts *o, unsigned char *p,
 	struct ms_hdr h = {
 		.magic = MS_MAGIC, .index = index, .gen = gen, .proc = proc,
 	};
-	enum ms_kind k = ms_page_kind(o, proc, index);
-	uint64_t s = ms_splitmix(o->seed + ms_splitmix(index * 65537 + gen) +
+	enum wl_kind k = wl_kind(o->seed, o->incompressible_pct, proc, index);
+	uint64_t s = wl_splitmix(o->seed + wl_splitmix(index * 65537 + gen) +
 				 ((uint64_t)proc << 32)) | 1;
-	unsigned char *body = p + sizeof(h);
-	size_t blen = ms_page_size - sizeof(h);
 
 	h.kind = k;
 	memcpy(p, &h, sizeof(h));
-	switch (k) {
-	case MS_TEXT:
-		ms_fill_text(body, blen, &s);
-		break;
-	case MS_RECORDS:
-		ms_fill_records(body, blen, &s);
-		break;
-	case MS_SPARSE:
-		ms_fill_sparse(body, blen, &s);
-		break;
-	case MS_RANDOM:
-		ms_fill_random(body, blen, &s);
-		break;
-	}
-}
-
-static uint64_t ms_checksum(const unsigned char *p)
-{
-	uint64_t h = 0xcbf29ce484222325ULL;
-	size_t off;
-
-	for (off = 0; off < ms_page_size; off += 8) {
-		uint64_t w;
-
-		memcpy(&w, p + off, 8);
-		h = (h ^ w) * 0x100000001b3ULL;
-		h ^= h >> 29;
-	}
-	return h;
+	wl_fill(k, p + sizeof(h), ms_page_size - sizeof(h), &s);
 }
 
 /* ---- one process's work ---- */
@@ -311,7 +114,7 @@ static void ms_write_page(struct ms_proc *w, uint64_t i)
 	unsigned char *p = w->mem + i * ms_page_size;
 
 	ms_generate(w->o, p, w->proc, i, w->gen[i]);
-	w->sum[i] = ms_checksum(p);
+	w->sum[i] = wl_checksum(p, ms_page_size);
 	w->res.pages_written++;
 }
 
@@ -322,7 +125,7 @@ static void ms_verify_page(struct ms_proc *w, uint64_t i, const char *phase)
 	struct ms_hdr h;
 	size_t off, bad = 0, first = 0;
 
-	if (ms_checksum(p) == w->sum[i]) {
+	if (wl_checksum(p, ms_page_size) == w->sum[i]) {
 		w->res.pages_verified++;
 		return;
 	}
@@ -346,7 +149,7 @@ static void ms_verify_page(struct ms_proc *w, uint64_t i, const char *phase)
 			" offset=%zu expected=0x%02x got=0x%02x bad_bytes=%zu"
 			" (page header says magic=%#" PRIx64 " page=%" PRIu64 " gen=%u proc=%u)\n",
 			w->proc, i, phase,
-			ms_kind_names[ms_page_kind(w->o, w->proc, i)], w->gen[i],
+			wl_kind_names[wl_kind(w->o->seed, w->o->incompressible_pct, w->proc, i)], w->gen[i],
 			first, w->expect[first], p[first], bad, h.magic, h.index,
 			h.gen, h.proc);
 	}
@@ -357,18 +160,10 @@ static void ms_touch(struct ms_proc *w, uint64_t i, uint64_t *rng,
 		     const char *phase)
 {
 	ms_verify_page(w, i, phase);
-	if (ms_next(rng) % 100 < w->o->write_pct) {
+	if (wl_next(rng) % 100 < w->o->write_pct) {
 		w->gen[i]++;
 		ms_write_page(w, i);
 	}
-}
-
-static double ms_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
 static void ms_phase_done(struct ms_proc *w, const char *name,
@@ -376,16 +171,16 @@ static void ms_phase_done(struct ms_proc *w, const char *name,
 {
 	if (w->o->verbose)
 		fprintf(stderr, "memstress: proc=%u pass=%u phase=%s %.2fs\n",
-			w->proc, pass, name, ms_now() - t0);
+			w->proc, pass, name, wl_now() - t0);
 }
 
 static void ms_run_proc(struct ms_proc *w)
 {
 	const struct ms_opts *o = w->o;
-	uint64_t rng = ms_splitmix(o->seed ^ (0x1234567ULL + w->proc)) | 1;
+	uint64_t rng = wl_splitmix(o->seed ^ (0x1234567ULL + w->proc)) | 1;
 	uint64_t i, n = w->npages, hot = n / 5 ? n / 5 : 1;
 	unsigned int pass;
-	double t0 = ms_now();
+	double t0 = wl_now();
 
 	for (i = 0; i < n; i++)
 		ms_write_page(w, i);
@@ -393,15 +188,15 @@ static void ms_run_proc(struct ms_proc *w)
 
 	for (pass = 1; pass <= o->passes; pass++) {
 		if (o->mode == MS_SEQ || o->mode == MS_MIXED) {
-			t0 = ms_now();
+			t0 = wl_now();
 			for (i = 0; i < n; i++)
 				ms_touch(w, i, &rng, "seq");
 			ms_phase_done(w, "seq", pass, t0);
 		}
 		if (o->mode == MS_RAND || o->mode == MS_MIXED) {
-			t0 = ms_now();
+			t0 = wl_now();
 			for (i = 0; i < n; i++) {
-				uint64_t r = ms_next(&rng), j;
+				uint64_t r = wl_next(&rng), j;
 
 				if (o->mode == MS_MIXED && r % 10 < 8)
 					j = (r >> 8) % hot;
@@ -413,7 +208,7 @@ static void ms_run_proc(struct ms_proc *w)
 		}
 	}
 	/* a last sequential check of everything */
-	t0 = ms_now();
+	t0 = wl_now();
 	for (i = 0; i < n; i++)
 		ms_verify_page(w, i, "final");
 	ms_phase_done(w, "final", o->passes, t0);
@@ -605,7 +400,7 @@ int main(int argc, char **argv)
 	if (!pids || !fds)
 		return 1;
 
-	t0 = ms_now();
+	t0 = wl_now();
 	for (k = 0; k < o.procs; k++) {
 		int pfd[2];
 
@@ -685,7 +480,7 @@ int main(int argc, char **argv)
 	       o.mode == MS_SEQ ? "seq" : o.mode == MS_RAND ? "rand" : "mixed",
 	       o.incompressible_pct, sum.pages_verified,
 	       (double)sum.pages_verified * (double)ms_page_size / 1048576.0,
-	       sum.pages_written, ms_now() - t0, ms_tv(ru_all.ru_utime),
+	       sum.pages_written, wl_now() - t0, ms_tv(ru_all.ru_utime),
 	       ms_tv(ru_all.ru_stime), ru_all.ru_majflt, ru_all.ru_minflt, failed);
 	free(pids);
 	free(fds);
