@@ -1,0 +1,64 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# 00-package: the package is installed and DKMS built and installed the
+# modules for the running kernel (deb: apt in the chroot or by cloud-init;
+# rpm: rpm -i, whose %post must register, build and install through DKMS;
+# kernel-upgrade runs: DKMS's kernel hook built them for the new kernel).
+# KTAP on stdout; commands and their output on stderr.
+set -u
+n=0 failed=0
+ok() { n=$((n + 1)); echo "ok $n $*"; }
+nok() { n=$((n + 1)); failed=1; echo "not ok $n $*"; }
+check() {	# check DESCRIPTION COMMAND...: one test
+	local d=$1; shift
+	echo "+ $*" >&2
+	if "$@" >&2; then ok "$d"; else nok "$d"; fi
+}
+
+echo "TAP version 13"
+if [ "${ZC_INSTALL:-}" = none ]; then
+	echo "1..0 # SKIP no package installed (ZC_INSTALL=none)"
+	exit 4
+fi
+kver=$(uname -r)
+echo "1..7"
+echo "# kernel $kver, install ${ZC_INSTALL:-?}"
+
+if [ "${ZC_INSTALL:-}" = rpm ]; then
+	check "rpm: zcache-dkms is installed" rpm -q zcache-dkms
+else
+	check "deb: zcache-dkms is installed" \
+		sh -c 'dpkg-query -W -f="\${Status} \${Version}\n" zcache-dkms | grep "install ok installed"'
+fi
+echo "+ dkms status" >&2
+dkms status 2>&1 | tee "$ZC_OUT/dkms-status.txt" >&2
+if grep -i '^zcache[/,]' "$ZC_OUT/dkms-status.txt" | grep -F "$kver" | grep -q 'installed'; then
+	ok "dkms: zcache is installed for $kver"
+else
+	nok "dkms: zcache is installed for $kver"
+fi
+for m in zcsmalloc zcache; do
+	echo "+ modinfo -k $kver $m" >&2
+	if f=$(modinfo -k "$kver" -F filename "$m" 2>&1); then
+		echo "$f" >&2
+		case $f in
+		/lib/modules/"$kver"/*|/usr/lib/modules/"$kver"/*) ok "modinfo: $m is built for $kver" ;;
+		*) nok "modinfo: $m is built for $kver # found $f" ;;
+		esac
+	else
+		nok "modinfo: $m is built for $kver # $f"
+	fi
+done
+check "modinfo: zcache depends on zcsmalloc" \
+	sh -c "modinfo -k $kver -F depends zcache | tr , '\n' | grep -qx zcsmalloc"
+check "modprobe knows zcache (dry run)" modprobe -n -v zcache
+v_pkg=$(dkms status 2>/dev/null | sed -n -E 's|^zcache[/,] ?([^,:]+).*|\1|p' | head -n 1)
+v_mod=$(modinfo -k "$kver" -F version zcache 2>/dev/null)
+echo "# dkms version '$v_pkg', module version '$v_mod'" >&2
+if [ -n "$v_mod" ] && [ "$v_pkg" = "$v_mod" ]; then
+	ok "module version matches the DKMS version ($v_mod)"
+else
+	nok "module version matches the DKMS version # dkms '$v_pkg', module '$v_mod'"
+fi
+exit $failed

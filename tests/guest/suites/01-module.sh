@@ -1,0 +1,73 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# 01-module: the modules load and unload cleanly, repeatedly, beside the
+# kernel's own zram and zswap, and leave no warning taint behind.
+# KTAP on stdout; commands and their output on stderr.
+set -u
+n=0 failed=0
+ok() { n=$((n + 1)); echo "ok $n $*"; }
+nok() { n=$((n + 1)); failed=1; echo "not ok $n $*"; }
+skip() { n=$((n + 1)); echo "ok $n $1 # SKIP $2"; }
+check() {
+	local d=$1; shift
+	echo "+ $*" >&2
+	if "$@" >&2; then ok "$d"; else nok "$d"; fi
+}
+loaded() { [ -d "/sys/module/$1" ]; }
+# Taint bits that mean trouble: D (7, oops), W (9, warning), L (14, soft lockup).
+bad_taint() { echo $(( $(cat /proc/sys/kernel/tainted) & ((1 << 7) | (1 << 9) | (1 << 14)) )); }
+
+cleanup() { modprobe -r zcache zcsmalloc 2>/dev/null || true; }
+trap cleanup EXIT
+
+echo "TAP version 13"
+if [ "${ZC_INSTALL:-}" = none ]; then
+	echo "1..0 # SKIP no package installed (ZC_INSTALL=none)"
+	exit 4
+fi
+cycles=5
+[ -z "${ZC_QUICK:-}" ] || cycles=2
+echo "1..8"
+taint0=$(bad_taint)
+
+check "modprobe zcsmalloc" modprobe zcsmalloc
+check "modprobe zcache" modprobe zcache
+check "zcache and zcsmalloc are live in /sys/module" \
+	sh -c 'grep -qx live /sys/module/zcache/initstate && grep -qx live /sys/module/zcsmalloc/initstate'
+echo "+ lsmod | grep zc" >&2; lsmod | grep -E '^zc' >&2
+check "rmmod zcache zcsmalloc" sh -c 'rmmod zcache && rmmod zcsmalloc && ! test -d /sys/module/zcache && ! test -d /sys/module/zcsmalloc'
+
+echo "+ $cycles load/unload cycles" >&2
+c=0 good=1
+while [ $c -lt $cycles ]; do
+	c=$((c + 1))
+	modprobe zcache >&2 && loaded zcache && loaded zcsmalloc &&
+		modprobe -r zcache >&2 && ! loaded zcache && ! loaded zcsmalloc || { good=0; break; }
+done
+if [ $good = 1 ]; then ok "$cycles load/unload cycles"; else nok "$cycles load/unload cycles # failed in cycle $c"; fi
+
+# Coexistence with the kernel's compressed-memory users.
+if modinfo zram >/dev/null 2>&1; then
+	check "zram loads beside zcache" sh -c 'modprobe zcache && modprobe zram num_devices=1 && test -b /dev/zram0 && rmmod zram'
+else
+	skip "zram loads beside zcache" "no zram module in this kernel"
+fi
+if [ -e /sys/module/zswap/parameters/enabled ]; then
+	check "zswap can be switched on and off beside zcache" sh -c '
+		modprobe zcache &&
+		old=$(cat /sys/module/zswap/parameters/enabled) &&
+		echo Y >/sys/module/zswap/parameters/enabled &&
+		grep -qx Y /sys/module/zswap/parameters/enabled &&
+		echo "$old" >/sys/module/zswap/parameters/enabled'
+else
+	skip "zswap can be switched on and off beside zcache" "no zswap in this kernel"
+fi
+modprobe -r zcache >&2 2>/dev/null
+t=$(bad_taint)
+if [ "$t" = "$taint0" ]; then
+	ok "no oops/warning/lockup taint (tainted=$(cat /proc/sys/kernel/tainted))"
+else
+	nok "no oops/warning/lockup taint # tainted=$(cat /proc/sys/kernel/tainted)"
+fi
+exit $failed

@@ -1,0 +1,73 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Runs INSIDE the image's chroot (vm/chroot.sh), called by vm/image.sh:
+#   prepare-image.sh [--debs] [--kernel-flavour FLAVOUR]
+# Installs the harness's guest side (from /mnt/zc-harness), then
+#   --debs                 apt-get install the .debs found in /mnt/zc-pkg
+#                          (DKMS builds the modules here, at native speed)
+#   --kernel-flavour F     then install linux-image-F-amd64 and its headers
+#                          from the archive: DKMS must build for the new
+#                          kernel by itself (its kernel postinst hook)
+set -euo pipefail
+
+debs=0 flavour=
+while [ $# -gt 0 ]; do
+	case $1 in
+	--debs) debs=1; shift ;;
+	--kernel-flavour) flavour=$2; shift 2 ;;
+	*) echo "usage: $0 [--debs] [--kernel-flavour FLAVOUR]" >&2; exit 2 ;;
+	esac
+done
+h=/mnt/zc-harness
+step() { echo "== prepare-image: $*"; }
+
+step "guest harness files"
+install -m 0755 "$h/zcache-guest" /usr/local/sbin/zcache-guest
+install -m 0644 "$h/zcache-test.service" /etc/systemd/system/zcache-test.service
+mkdir -p /etc/systemd/system/multi-user.target.wants
+ln -sf /etc/systemd/system/zcache-test.service \
+	/etc/systemd/system/multi-user.target.wants/zcache-test.service
+# Timers that would only add noise (and CPU) to a test boot.
+for t in apt-daily.timer apt-daily-upgrade.timer dpkg-db-backup.timer \
+	e2scrub_all.timer fstrim.timer man-db.timer; do
+	rm -f "/etc/systemd/system/timers.target.wants/$t"
+done
+# The cloud path's seed is a NoCloud disk: look there only (ds-identify
+# otherwise probes every cloud's metadata service first).
+mkdir -p /etc/cloud/cloud.cfg.d
+printf 'datasource_list: [ NoCloud, None ]\n' >/etc/cloud/cloud.cfg.d/90-zcache-nocloud.cfg
+# 9p for the shares (a module on Debian's standard kernels).
+printf '9pnet_virtio\n9p\n' >/etc/modules-load.d/zcache-9p.conf
+
+apt_install() {
+	if ! apt-get install -y --no-install-recommends "$@"; then
+		step "apt-get install failed offline; apt-get update and retry"
+		apt-get update -q
+		apt-get install -y --no-install-recommends "$@"
+	fi
+}
+
+if [ "$debs" = 1 ]; then
+	step "installing $(cd /mnt/zc-pkg && echo *.deb)"
+	mkdir -p /root/zc-pkg
+	cp /mnt/zc-pkg/*.deb /root/zc-pkg/
+	apt_install /root/zc-pkg/*.deb
+	step "dkms status after the package"
+	dkms status || true
+fi
+
+if [ -n "$flavour" ]; then
+	step "installing a second kernel: linux-image-$flavour-amd64 + headers"
+	apt-get update -q
+	apt-get install -y --no-install-recommends \
+		"linux-image-$flavour-amd64" "linux-headers-$flavour-amd64"
+	step "dkms status after the new kernel"
+	dkms status || true
+fi
+step "kernels: $(ls /lib/modules | tr '\n' ' ')"
+for k in /lib/modules/*; do
+	find "$k" -name 'zc*.ko*' -o -name 'zcache*.ko*' 2>/dev/null | sed "s|^|   module: |"
+done
+rm -rf /var/lib/apt/lists/* /var/cache/apt/archives/*.deb
+step done

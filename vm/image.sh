@@ -1,0 +1,95 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# vm/image.sh [--debs DIR] [--kernel-flavour FLAVOUR] SUITE
+#
+# Build (or reuse) a bootable test image of SUITE and print its directory:
+#   disk.qcow2            ext4 root file system (boot: root=/dev/vda)
+#   vmlinuz-*, initrd.img-*, config-*   kernels to pass to -kernel/-initrd
+#   kernels.txt           the kernel versions in the image
+#   build.log             what the chroot did
+# Variants:
+#   (no option)           base: the suite's cached rootfs (vm/rootfs.sh) plus
+#                         the guest harness (vm/guest/); cloud and rpm runs
+#   --debs DIR            fast: base + the .debs of DIR installed with apt in
+#                         the chroot (DKMS builds there, at native speed)
+#   --kernel-flavour F    + a second kernel (e.g. cloud), installed after the
+#                         package: the kernel-upgrade scenario
+# An image is cached under $ZC_CACHE/images/SUITE-VARIANT-HASH; HASH covers
+# the rootfs tree, the harness files and the packages, so an image is
+# rebuilt only when one of them changes.  The newest 3 per suite and
+# variant are kept.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/lib.sh"
+
+usage() { echo "usage: $0 [--debs DIR] [--kernel-flavour FLAVOUR] SUITE" >&2; exit 2; }
+debdir= flavour=
+while [ $# -gt 0 ]; do
+	case $1 in
+	--debs) [ $# -ge 2 ] || usage; debdir=$2; shift 2 ;;
+	--kernel-flavour) [ $# -ge 2 ] || usage; flavour=$2; shift 2 ;;
+	-*) usage ;;
+	*) break ;;
+	esac
+done
+[ $# -eq 1 ] || usage
+suite=$1
+zc_check_suite "$suite" || usage
+[ -z "$flavour" ] || [ -n "$debdir" ] || zc_die "--kernel-flavour needs --debs"
+
+zc_need_cmd mkfs.ext4 e2fsprogs
+zc_need_cmd qemu-img qemu-utils
+
+rootfs=$("$here/rootfs.sh" "$suite")
+
+variant=base prep_args=()
+if [ -n "$debdir" ]; then
+	variant=fast; prep_args+=(--debs)
+	ls "$debdir"/*.deb >/dev/null 2>&1 || zc_die "no .deb in $debdir"
+fi
+[ -z "$flavour" ] || { variant=upgrade-$flavour; prep_args+=(--kernel-flavour "$flavour"); }
+
+# The recipe: the rootfs tree (its name carries its own recipe hash), the
+# harness files that go into the image, and the packages.
+recipe=$( {
+	echo "v1 $suite $variant $(basename "$rootfs")"
+	cd "$here" && sha256sum image.sh pack-image.sh guest/*
+	[ -z "$debdir" ] || (cd "$debdir" && sha256sum ./*.deb)
+} )
+hash=$(printf '%s' "$recipe" | sha256sum | cut -c1-12)
+dest="$ZC_CACHE/images/$suite-$variant-$hash"
+
+mkdir -p "$ZC_CACHE/images" "$ZC_CACHE/logs"
+exec 8>"$ZC_CACHE/images/.lock-$suite-$variant"
+flock 8
+if [ -f "$dest/.ok" ]; then
+	zc_log "image $suite/$variant: cached at $dest"
+	echo "$dest"
+	exit 0
+fi
+
+tmp="$dest.tmp.$$"
+trap 'rm -rf "$tmp"' EXIT
+mkdir -p "$tmp"
+start=$SECONDS
+zc_log "image $suite/$variant: building (log $tmp/build.log)"
+binds=(--bind "$here/guest:/mnt/zc-harness")
+[ -z "$debdir" ] || binds+=(--bind "$(realpath "$debdir"):/mnt/zc-pkg")
+if ! "$here/chroot.sh" "${binds[@]}" --host-hook "$here/pack-image.sh $tmp" \
+	"$rootfs" -- /bin/bash /mnt/zc-harness/prepare-image.sh "${prep_args[@]}" \
+	>"$tmp/build.log" 2>&1; then
+	cp "$tmp/build.log" "$ZC_CACHE/logs/image-$suite-$variant.failed.log"
+	tail -n 40 "$tmp/build.log" >&2
+	zc_die "image $suite/$variant failed (log $ZC_CACHE/logs/image-$suite-$variant.failed.log)"
+fi
+echo "$recipe" >"$tmp/recipe"
+touch "$tmp/.ok"
+mv "$tmp" "$dest"
+trap - EXIT
+zc_log "image $suite/$variant: ready in $((SECONDS - start)) s ($(du -sh "$dest/disk.qcow2" | cut -f1)): $dest"
+# Keep the newest three of this suite and variant (runs hard-link what they
+# boot, so removing an image under a waiting run is harmless).
+ls -dt "$ZC_CACHE/images/$suite-$variant"-* 2>/dev/null | grep -v '\.tmp\.' |
+	tail -n +4 | while read -r old; do rm -rf "$old"; done
+echo "$dest"

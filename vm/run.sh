@@ -1,0 +1,281 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# vm/run.sh [options] SUITE: boot a test VM of SUITE under QEMU (TCG), run
+# the guest test runner in it and judge the run.  See vm/README.md.
+#
+#   --install fast|cloud|rpm|none   how the package gets in (default fast)
+#        fast   apt-get install of the .debs in a chroot of the image (DKMS
+#               builds at native speed), boot with cloud-init disabled; a
+#               baked-in unit runs the tests
+#        cloud  plain image + NoCloud seed (cloud-localds): cloud-init's
+#               user-data installs the .debs with apt in the guest
+#        rpm    plain image; the guest installs the .rpm with rpm -i --nodeps
+#               (its %post must register, build and install through DKMS)
+#        none   no package (harness checks only)
+#   --kernel-flavour F   install kernel flavour F (e.g. cloud) after the
+#               package (fast path only) and boot that kernel
+#   --name NAME          run name (default SUITE-INSTALL-DATE)
+#   --mem MIB --smp N    guest size (default 1024, 2)
+#   --timeout SEC        hard limit for the boot (default 2400)
+#   --scratch SIZE[:PROFILE]  extra disk, guest /dev/disk/by-id/virtio-zcscratch
+#               (env ZC_SCRATCH_DEV); PROFILE: ssd (10k IOPS, 200 MB/s),
+#               hdd (200 IOPS, 100 MB/s), none, or iops=N,bps=N
+#   --only GLOB          run only the guest suites whose name matches GLOB
+#   --script PATH        guest script under tests/ instead of guest/run.sh
+#   --quick              ZC_QUICK=1 in the guest
+#   --append WORDS       extra kernel command-line words
+#   --no-panic-on-warn   leave panic_on_warn off
+#   --pkg-dir DIR        where the packages are (default $ZC_CACHE/pkg)
+# Environment: ZC_FORCE_FAIL=NAME injects a failing test NAME into the guest
+# run; ZC_FORCE_WARN=1 injects a fake "WARNING:" line into the guest kernel
+# log.  Both prove that the harness fails the run and names the cause.
+#
+# Prints one tab-separated result line on stdout (suite, kernel, install,
+# passed, failed, skipped, wall seconds, PASS/FAIL, detail) and writes it to
+# $ZC_CACHE/logs/NAME/summary.tsv.  Exit status 0 only on PASS.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$here/.." && pwd)
+. "$here/lib.sh"
+
+usage() { sed -n '4,36s/^# \{0,1\}//p' "$0" >&2; exit 2; }
+
+install=fast flavour= name= mem=1024 smp=2 tmo=2400 scratch= only= script=
+quick= append= pow=1 pkgdir=${ZC_PKG_DIR:-$ZC_CACHE/pkg}
+while [ $# -gt 0 ]; do
+	case $1 in
+	--install) install=$2; shift 2 ;;
+	--kernel-flavour) flavour=$2; shift 2 ;;
+	--name) name=$2; shift 2 ;;
+	--mem) mem=$2; shift 2 ;;
+	--smp) smp=$2; shift 2 ;;
+	--timeout) tmo=$2; shift 2 ;;
+	--scratch) scratch=$2; shift 2 ;;
+	--only) only=$2; shift 2 ;;
+	--script) script=$2; shift 2 ;;
+	--quick) quick=1; shift ;;
+	--append) append=$2; shift 2 ;;
+	--no-panic-on-warn) pow=0; shift ;;
+	--pkg-dir) pkgdir=$2; shift 2 ;;
+	-h|--help) usage ;;
+	-*) echo "unknown option $1" >&2; usage ;;
+	*) break ;;
+	esac
+done
+[ $# -eq 1 ] || usage
+suite=$1
+zc_check_suite "$suite" || usage
+case $install in fast|cloud|rpm|none) ;; *) zc_die "--install: fast, cloud, rpm or none" ;; esac
+[ -z "$flavour" ] || [ "$install" = fast ] || zc_die "--kernel-flavour works with --install fast"
+case $mem$smp$tmo in *[!0-9]*) zc_die "--mem, --smp and --timeout take numbers" ;; esac
+
+zc_need_cmd qemu-system-x86_64 qemu-system-x86
+zc_need_cmd qemu-img qemu-utils
+zc_need_cmd mkfs.ext4 e2fsprogs
+[ "$install" != cloud ] || zc_need_cmd cloud-localds cloud-image-utils
+
+t0=$SECONDS
+name=${name:-$suite-$install${flavour:+-$flavour}-$(date +%Y%m%d-%H%M%S)}
+logdir=$ZC_CACHE/logs/$name
+share=$ZC_CACHE/results/$name
+work=$ZC_CACHE/work/run-$name
+rm -rf "$logdir" "$share" "$work"
+mkdir -p "$logdir" "$share" "$work/pkg"
+ln -sfn "$share" "$logdir/results"
+trap 'rm -rf "$work"' EXIT
+zc_log "run $name: suite $suite, install $install${flavour:+, kernel flavour $flavour}; logs in $logdir"
+
+# The packages: the newest version in $pkgdir, staged alone.
+if [ "$install" != none ]; then
+	if [ "$install" = rpm ]; then
+		rpmf=$(ls -t "$pkgdir"/zcache-dkms-*.noarch.rpm 2>/dev/null | head -n 1 || true)
+		[ -n "$rpmf" ] || zc_die "no zcache-dkms-*.noarch.rpm in $pkgdir (make rpm)"
+		ln "$rpmf" "$work/pkg/" 2>/dev/null || cp "$rpmf" "$work/pkg/"
+	else
+		deb=$(ls -t "$pkgdir"/zcache-dkms_*_all.deb 2>/dev/null | head -n 1 || true)
+		[ -n "$deb" ] || zc_die "no zcache-dkms_*_all.deb in $pkgdir (make deb)"
+		ver=${deb##*/zcache-dkms_}; ver=${ver%_all.deb}
+		cp "$deb" "$work/pkg/"
+		[ ! -f "$pkgdir/zcache-utils_${ver}_all.deb" ] || cp "$pkgdir/zcache-utils_${ver}_all.deb" "$work/pkg/"
+	fi
+	zc_log "package: $(cd "$work/pkg" && echo *)"
+fi
+
+# The image.
+img_args=()
+[ "$install" != fast ] || img_args+=(--debs "$work/pkg")
+[ -z "$flavour" ] || img_args+=(--kernel-flavour "$flavour")
+tb=$SECONDS
+image=$("$here/image.sh" "${img_args[@]}" "$suite") || zc_die "no image"
+build_s=$((SECONDS - tb))
+if [ -n "$flavour" ]; then
+	kver=$(grep -- "-$flavour-amd64\$" "$image/kernels.txt" | sort -V | tail -n 1 || true)
+else
+	kver=$(grep -v -E -- '-(cloud|rt)-amd64$' "$image/kernels.txt" | sort -V | tail -n 1 || true)
+fi
+[ -n "$kver" ] || zc_die "no ${flavour:-standard} kernel in $image"
+# Hard links: a newer image may replace this one while we wait for the lock.
+for f in disk.qcow2 "vmlinuz-$kver" "initrd.img-$kver" "config-$kver"; do
+	ln "$image/$f" "$work/$f" 2>/dev/null || cp "$image/$f" "$work/$f"
+done
+cp "$image/build.log" "$logdir/image-build.log"
+
+if grep -q '^CONFIG_NET_9P_VIRTIO=[ym]' "$work/config-$kver" &&
+   grep -q '^CONFIG_9P_FS=[ym]' "$work/config-$kver"; then
+	transport=9p
+else
+	transport=disk	# e.g. Debian's -cloud kernels have no 9p
+fi
+
+run_id="$name-$$-$RANDOM"
+{
+	echo "ZC_RUN_ID=$run_id"
+	echo "ZC_SUITE=$suite"
+	echo "ZC_INSTALL=$install"
+	echo "ZC_KERNEL_FLAVOUR=${flavour:-standard}"
+	echo "ZC_EXPECT_KERNEL=$kver"
+	echo "ZC_QUICK=$quick"
+	echo "ZC_ONLY=$(printf %q "$only")"
+	echo "ZC_SCRIPT=$(printf %q "${script:-guest/run.sh}")"
+	echo "ZC_FORCE_FAIL=$(printf %q "${ZC_FORCE_FAIL:-}")"
+	echo "ZC_FORCE_WARN=${ZC_FORCE_WARN:-}"
+} >"$share/run.env"
+
+qemu=(qemu-system-x86_64 -accel tcg -smp "$smp" -m "$mem" -nodefaults
+	-display none -monitor none -no-reboot
+	-chardev "file,id=con,path=$logdir/console.log" -serial chardev:con
+	-kernel "$work/vmlinuz-$kver" -initrd "$work/initrd.img-$kver"
+	-drive "file=$work/disk.qcow2,if=virtio,format=qcow2,snapshot=on,cache=unsafe"
+	-device virtio-rng-pci)
+kargs="root=/dev/vda rw console=ttyS0,115200 zcshare=$transport oops=panic panic=1"
+[ "$pow" = 0 ] || kargs+=" panic_on_warn=1"
+
+if [ "$transport" = 9p ]; then
+	qemu+=(-virtfs "local,path=$repo/tests,mount_tag=zctests,security_model=none,readonly=on"
+		-virtfs "local,path=$work/pkg,mount_tag=zcpkg,security_model=none,readonly=on"
+		-virtfs "local,path=$share,mount_tag=zcout,security_model=none")
+else
+	mkdir -p "$work/stage/out"
+	cp -a "$repo/tests" "$work/stage/tests"
+	cp -a "$work/pkg" "$work/stage/pkg"
+	cp "$share/run.env" "$work/stage/out/"
+	sz=$(( $(du -sm "$work/stage" | cut -f1) + 512 ))
+	truncate -s "${sz}M" "$work/share.img"
+	mkfs.ext4 -q -F -L zcshare -d "$work/stage" "$work/share.img"
+	qemu+=(-drive "file=$work/share.img,if=virtio,format=raw,cache=unsafe")
+fi
+
+if [ "$install" = cloud ]; then
+	sed "s/@RUN_ID@/$run_id/g" "$here/seed/user-data.in" >"$work/user-data"
+	sed "s/@RUN_ID@/$run_id/g" "$here/seed/meta-data.in" >"$work/meta-data"
+	cloud-localds "$work/seed.img" "$work/user-data" "$work/meta-data"
+	qemu+=(-drive "file=$work/seed.img,if=virtio,format=raw,readonly=on"
+		-nic "user,model=virtio-net-pci")
+else
+	kargs+=" zcachetest cloud-init=disabled"
+fi
+
+if [ -n "$scratch" ]; then
+	size=${scratch%%:*} prof=none
+	[ "$scratch" = "$size" ] || prof=${scratch#*:}
+	case $prof in
+	ssd) thr=",throttling.iops-total=10000,throttling.bps-total=209715200" ;;
+	hdd) thr=",throttling.iops-total=200,throttling.bps-total=104857600" ;;
+	none) thr= ;;
+	iops=*|bps=*) thr=$(echo ",$prof" | sed 's/,iops=/,throttling.iops-total=/; s/,bps=/,throttling.bps-total=/') ;;
+	*) zc_die "--scratch SIZE[:ssd|hdd|none|iops=N,bps=N]" ;;
+	esac
+	qemu-img create -q -f raw "$work/scratch.img" "$size"
+	qemu+=(-drive "file=$work/scratch.img,if=none,id=zcscratch,format=raw,cache=none,aio=threads$thr"
+		-device virtio-blk-pci,drive=zcscratch,serial=zcscratch)
+	{ echo "ZC_SCRATCH_DEV=/dev/disk/by-id/virtio-zcscratch"
+	  echo "ZC_SCRATCH_PROFILE=$prof"; } >>"$share/run.env"
+	[ "$transport" = 9p ] || cp "$share/run.env" "$work/stage/out/run.env"
+	[ "$transport" = 9p ] || mkfs.ext4 -q -F -L zcshare -d "$work/stage" "$work/share.img"
+fi
+[ -z "$append" ] || kargs+=" $append"
+qemu+=(-append "$kargs")
+printf '%q ' timeout "$tmo" "${qemu[@]}" >"$logdir/qemu-cmdline.txt"; echo >>"$logdir/qemu-cmdline.txt"
+
+# One guest at a time on this machine.
+exec 7>"$ZC_CACHE/qemu.lock"
+if ! flock -n 7; then
+	zc_log "waiting for $ZC_CACHE/qemu.lock (another guest is running)"
+	flock 7
+fi
+zc_log "booting $suite, kernel $kver, transport $transport, timeout ${tmo}s"
+tq=$SECONDS
+: >"$logdir/console.log"
+( rc=0; timeout -k 15 "$tmo" "${qemu[@]}" >"$logdir/qemu.log" 2>&1 || rc=$?
+  echo "$rc" >"$logdir/qemu.rc" ) &
+qpid=$!
+# Progress: the guest's "zc-guest:"/"zc-run:" lines from the serial console.
+tail -n +1 -F --pid="$qpid" "$logdir/console.log" 2>/dev/null | tr -d '\r' |
+	grep -a --line-buffered -o -E 'zc-(guest|run): .*' | sed -u 's/^/    | /' >&2 &
+wait "$qpid" || true
+wait || true
+exec 7>&-
+boot_s=$((SECONDS - tq))
+qrc=$(cat "$logdir/qemu.rc" 2>/dev/null || echo 255)
+
+if [ "$transport" = disk ]; then
+	e2fsck -fy "$work/share.img" >/dev/null 2>&1 || true
+	mkdir -p "$work/extract"
+	debugfs -R "rdump /out $work/extract" "$work/share.img" >/dev/null 2>&1 || true
+	cp -a "$work/extract/out/." "$share/" 2>/dev/null || true
+fi
+
+# Judge the run.
+reasons=()
+case $qrc in
+0) ;;
+124|137) reasons+=("timeout: no power-off within ${tmo}s") ;;
+*) reasons+=("qemu exit status $qrc (see $logdir/qemu.log)") ;;
+esac
+if grep -a -q -E 'Kernel panic|end Kernel panic' "$logdir/console.log"; then
+	reasons+=("kernel panic: $(grep -a -m1 -E 'Kernel panic' "$logdir/console.log" | tr -d '\r' | cut -c1-160)")
+fi
+[ ! -s "$share/guest-error.txt" ] || reasons+=("guest: $(head -n 1 "$share/guest-error.txt")")
+if [ -f "$share/install.rc" ] && [ "$(cat "$share/install.rc")" != 0 ]; then
+	reasons+=("package install failed in the guest (results/install.log)")
+fi
+passed=0 failed=0 skipped=0
+if [ -f "$share/summary.tsv" ]; then
+	read -r passed failed skipped < <(awk -F'\t' '{p+=$3; f+=$4; s+=$5} END {print p+0, f+0, s+0}' "$share/summary.tsv")
+	while IFS=$'\t' read -r s st _; do
+		[ "$st" = fail ] || continue
+		reasons+=("suite $s failed: $(grep -m 3 "^$s:" "$share/failures.txt" 2>/dev/null | cut -d: -f2- | sed 's/^ *//' | paste -sd ';' | cut -c1-200)")
+	done <"$share/summary.tsv"
+fi
+# Kernel splats anywhere in the guest's log (the runner also pins them to
+# the suite during which they appeared).
+splat_re='Oops|BUG:|WARNING:|Kernel panic|general protection fault|Call Trace:|possible circular locking|possible recursive locking|inconsistent lock state|lockdep|KASAN:|UBSAN:|kmemleak: [0-9]+ new suspected|unreferenced object|soft lockup|hard LOCKUP|blocked for more than|refcount_t:|list_(add|del) corruption|Poison overwritten'
+klog=$share/dmesg.txt
+[ -s "$klog" ] || klog=$logdir/console.log
+grep -v -E '^#|^$' "$repo/tests/guest/dmesg-ignore.txt" >"$work/ignore" || true
+if grep -a -E "$splat_re" "$klog" | grep -a -v -E -f "$work/ignore" -e '^$' >"$logdir/splats.txt"; then
+	reasons+=("kernel splat in the guest log: $(head -n 1 "$logdir/splats.txt" | tr -d '\r' | cut -c1-160)")
+fi
+token=$(cat "$share/token" 2>/dev/null || true)
+[ "$token" = "ZC-TESTS-PASSED $run_id" ] || reasons+=("no success token from the guest")
+kern=$(sed -n 's/^kernel: //p' "$share/env.txt" 2>/dev/null | head -n 1)
+kern=${kern:-$kver}
+
+wall=$((SECONDS - t0))
+if [ ${#reasons[@]} -eq 0 ]; then result=PASS detail="image ${build_s}s, boot ${boot_s}s"
+else result=FAIL detail=$(printf '%s; ' "${reasons[@]}"); detail=${detail%; }
+fi
+line=$(printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s' "$suite" "$kern" "$install${flavour:+-$flavour}" \
+	"$passed" "$failed" "$skipped" "$wall" "$result" "$detail")
+echo "$line" >"$logdir/summary.tsv"
+ln -sfn "$logdir" "$ZC_CACHE/logs/latest-$suite"
+if [ "$result" = PASS ]; then
+	zc_log "run $name: PASS ($passed passed, $skipped skipped, ${wall}s: image ${build_s}s, boot ${boot_s}s)"
+else
+	zc_log "run $name: FAIL (${wall}s)"
+	for r in "${reasons[@]}"; do echo "    - $r" >&2; done
+	echo "    console: $logdir/console.log  results: $share" >&2
+fi
+echo "$line"
+[ "$result" = PASS ]
