@@ -5,3 +5,10 @@
 ##                 the VM suites (see tests/run-all.sh; TEST_STEPS=... to pick)
 test:
 	tests/run-all.sh $(TEST_STEPS)
+
+## bench           the benchmark in one guest boot: disk swap, zswap, zram,
+##                 zcache (+ frontswap on 5.10); SUITE=bookworm PROFILE=ssd|hdd
+##                 (BENCH_ARGS="--quick ..." for more; see tests/bench/run.sh)
+.PHONY: bench
+bench:
+	tests/bench/run.sh --profile $(or $(PROFILE),ssd) $(BENCH_ARGS) $(or $(SUITE),bookworm)

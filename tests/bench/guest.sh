@@ -1,0 +1,368 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# tests/bench/guest.sh: the benchmark, INSIDE one guest boot (started by
+# vm/run.sh --script bench/guest.sh; tests/bench/run.sh does that).
+#
+# Runs each workload under each swap configuration, one after the other,
+# on the same throttled scratch disk ($ZC_SCRATCH_DEV, profile
+# $ZC_SCRATCH_PROFILE):
+#   disk          swap on the scratch disk only
+#   zswap         the kernel's zswap (same compressor, same max_pool_percent)
+#                 in front of the same disk swap
+#   zram          zram (same compressor, sized to the same pool share of
+#                 RAM) as a higher-priority swap in front of the disk swap
+#   zcache        /dev/zcache0 over the same disk partition as its backing
+#                 device (swap on zcache0 only)
+#   zcache-fs     zcache's frontswap backend over the disk swap (kernels
+#                 with a usable frontswap: 5.10)
+# and collects runtime, disk I/O of the swap partition, pool size,
+# compression ratio, CPU time and OOM kills into $ZC_RESULTS/bench/:
+#   results.tsv   one row per (configuration, workload), header first
+#   meta.txt      suite, kernel, machine, RAM, sizes, profile, date
+#   runs/CFG-WL/  the workload's output, pool samples, stats before/after
+# Every workload verifies all its data; a row is "ok" only when it did.
+#
+# Settings (kernel command-line words, from tests/bench/run.sh):
+#   zcb_configs=disk,zswap,zram,zcache,zcache-fs  (unavailable ones: skip)
+#   zcb_workloads=ms1,ms2,pc    ms1: memstress, 1 process, mixed access
+#                               ms2: memstress, one process per CPU
+#                               pc:  pagecache re-reads (files on the disk)
+#   zcb_ws_pct=150   anonymous working set, percent of MemTotal
+#   zcb_pc_pct=125   page-cache file set, percent of MemTotal
+#   zcb_pool_pct=20  pool limit, percent of RAM (zswap, zram, zcache)
+#   zcb_comp=lz4     compressor for zswap, zram and zcache
+#   zcb_passes=1     memstress/pagecache passes
+# ZC_QUICK=1: working set 120% of RAM, file set 110%.
+#
+# Writes the harness's success token only when every configuration could
+# be set up and every workload verified its data; always powers off.
+
+set -u
+R=${ZC_RESULTS:?ZC_RESULTS must name the writable results directory}
+export ZC_TESTS=${ZC_TESTS:-$(cd "$(dirname "$0")/.." && pwd)}
+export ZC_BIN=${ZC_BIN:-/var/tmp/zc-bin}
+B=$R/bench
+mkdir -p "$B/runs" "$ZC_BIN"
+rm -f "$R/token" "$R/summary.tsv" "$R/failures.txt"
+exec 3>&1 >>"$B/bench.log" 2>&1	# fd 3: the console (progress lines)
+say() { echo "zc-run: $*" >&3; echo "[$(date +%T)] $*"; }
+run() { echo "+ $*"; "$@"; }
+
+finish() {
+	dmesg >"$R/dmesg.txt"
+	sync
+	if [ "${ZC_NO_POWEROFF:-0}" = 1 ]; then exit 0; fi
+	say "powering off"
+	poweroff -f
+	sleep 30
+}
+
+cmdline_word() {
+	local w
+	for w in $(cat /proc/cmdline); do
+		case $w in "$1"=*) echo "${w#*=}"; return ;; esac
+	done
+	echo "$2"
+}
+
+configs=$(cmdline_word zcb_configs disk,zswap,zram,zcache,zcache-fs | tr , ' ')
+workloads=$(cmdline_word zcb_workloads ms1,ms2,pc | tr , ' ')
+ws_pct=$(cmdline_word zcb_ws_pct 150)
+pc_pct=$(cmdline_word zcb_pc_pct 125)
+pool_pct=$(cmdline_word zcb_pool_pct 20)
+comp=$(cmdline_word zcb_comp lz4)
+passes=$(cmdline_word zcb_passes 1)
+if [ "${ZC_QUICK:-}" = 1 ]; then ws_pct=120 pc_pct=110; fi
+WL_TIMEOUT=${ZC_BENCH_WL_TIMEOUT:-1500}
+
+ram_mb=$(awk '/^MemTotal:/ {print int($2 / 1024)}' /proc/meminfo)
+ncpu=$(nproc)
+ws_mb=$((ram_mb * ws_pct / 100))
+pc_mb=$((ram_mb * pc_pct / 100))
+hz=$(getconf CLK_TCK)
+kernel=$(uname -r)
+
+{
+	echo "suite: ${ZC_SUITE:-unknown}"
+	echo "kernel: $kernel"
+	echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+	echo "cpu: $(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -n 1) x $ncpu (QEMU TCG)"
+	echo "ram_mib: $ram_mb"
+	echo "profile: ${ZC_SCRATCH_PROFILE:-unknown}"
+	echo "working_set_mib: $ws_mb ($ws_pct% of RAM)"
+	echo "pagecache_set_mib: $pc_mb ($pc_pct% of RAM)"
+	echo "pool_pct: $pool_pct"
+	echo "compressor: $comp"
+	echo "passes: $passes"
+	echo "configs: $configs"
+	echo "workloads: $workloads"
+	dpkg-query -W 'zcache-*' 2>/dev/null | sed 's/^/package: /'
+} >"$B/meta.txt"
+cp "$B/meta.txt" "$R/env.txt"
+say "benchmark: kernel $kernel, RAM ${ram_mb} MiB, working set ${ws_mb} MiB, profile ${ZC_SCRATCH_PROFILE:-?}"
+
+fail() { # fail NAME REASON: record a failure (no token)
+	echo "$1: $2" >>"$R/failures.txt"
+	say "FAIL $1: $2"
+}
+
+# ---- workloads ----
+for c in "$ZC_TESTS"/workloads/*.c; do
+	b=$(basename "$c" .c)
+	if ! gcc -O2 -Wall -o "$ZC_BIN/$b" "$c" >"$B/$b.gcc.log" 2>&1; then
+		fail "build-$b" "gcc failed (bench/$b.gcc.log)"
+		finish
+	fi
+done
+
+# ---- the scratch disk: partition 1 swap, partition 2 the pagecache files ----
+dev=${ZC_SCRATCH_DEV:-}
+for _ in $(seq 30); do [ -n "$dev" ] && [ -e "$dev" ] && break; sleep 1; done
+if [ -z "$dev" ] || [ ! -e "$dev" ]; then
+	fail bench-setup "no scratch disk (run vm/run.sh with --scratch SIZE:PROFILE)"
+	finish
+fi
+dev=$(readlink -f "$dev")
+disk_mb=$(( $(blockdev --getsize64 "$dev") / 1048576 ))
+swap_mb=$((ws_mb + 512))
+fs_mb=$((disk_mb - swap_mb - 2))
+if [ "$fs_mb" -lt $((pc_mb + pc_mb / 10 + 64)) ]; then
+	case " $workloads " in *" pc "*)
+		say "scratch disk of $disk_mb MiB too small for the page-cache set: pc dropped"
+		workloads=$(echo " $workloads " | sed 's/ pc / /') ;;
+	esac
+fi
+swapoff -a
+run sfdisk -q "$dev" <<EOF || { fail bench-setup "sfdisk $dev failed"; finish; }
+label: dos
+,${swap_mb}M,82
+,,83
+EOF
+udevadm settle 2>/dev/null || sleep 2
+P1=${dev}1 P2=${dev}2
+[ -b "$P1" ] || { fail bench-setup "no $P1 after partitioning"; finish; }
+dname=$(basename "$dev")
+run mkswap -q "$P1" || { fail bench-setup "mkswap $P1"; finish; }
+FILES=/mnt/zcb-files
+case " $workloads " in *" pc "*)
+	mkdir -p "$FILES"
+	run mkfs.ext4 -q -F "$P2" && run mount "$P2" "$FILES" ||
+		{ fail bench-setup "mkfs/mount $P2"; finish; }
+	;;
+esac
+echo "scratch: $dev ${disk_mb} MiB: swap ${P1} ${swap_mb} MiB, files ${P2}" >>"$B/meta.txt"
+mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
+
+# ---- counters ----
+# disk I/O of the whole scratch disk (swap and files partitions):
+# "sectors_read sectors_written reads writes"
+disk_io() { awk '{print $3, $7, $1, $5}' "/sys/class/block/$1/stat"; }
+vmstat_get() { awk -v k="$1" '$1 == k {print $2; f=1} END {if (!f) print 0}' /proc/vmstat; }
+# CPU jiffies of all CPUs: "busy iowait"
+cpu_jiffies() { awk '/^cpu / {print $2+$3+$4+$7+$8, $6}' /proc/stat; }
+
+# ---- configurations: setup, pool sample ("pool_bytes stored_bytes"), teardown ----
+zswap_p=/sys/module/zswap/parameters
+cfg_available() {
+	case $1 in
+	disk) return 0 ;;
+	zswap) [ -d "$zswap_p" ] ;;
+	zram) modinfo zram >/dev/null 2>&1 ;;
+	zcache) modinfo zcache >/dev/null 2>&1 ;;
+	zcache-fs) modinfo -F parm zcache 2>/dev/null | grep -q '^frontswap:' ;;
+	*) return 1 ;;
+	esac
+}
+
+setup_disk() { run swapon -p 10 "$P1"; }
+pool_disk() { echo "0 0"; }
+teardown_disk() { swapoff -a; }
+
+setup_zswap() {
+	echo "$comp" >"$zswap_p/compressor" || return 1
+	modprobe zsmalloc 2>/dev/null
+	echo zsmalloc >"$zswap_p/zpool" || true	# zbud on some kernels otherwise
+	echo "$pool_pct" >"$zswap_p/max_pool_percent" || return 1
+	echo Y >"$zswap_p/enabled" || return 1
+	grep . "$zswap_p"/* >"$RUN/params.txt" 2>&1
+	run swapon -p 10 "$P1"
+}
+pool_zswap() {
+	local d=/sys/kernel/debug/zswap
+	echo "$(cat $d/pool_total_size 2>/dev/null || echo 0) $(( $(cat $d/stored_pages 2>/dev/null || echo 0) * 4096 ))"
+}
+teardown_zswap() { swapoff -a; echo N >"$zswap_p/enabled"; }
+
+setup_zram() {
+	local z
+	modprobe zram num_devices=1 || return 1
+	z=/sys/block/zram0
+	echo "$comp" >"$z/comp_algorithm" || return 1
+	# capacity for a pool of pool_pct% of RAM at the content's ~2x
+	echo "$((ram_mb * pool_pct / 100 * 2))M" >"$z/disksize" || return 1
+	echo "$((ram_mb * pool_pct / 100))M" >"$z/mem_limit" || return 1
+	mkswap -q /dev/zram0 || return 1
+	run swapon -p 100 /dev/zram0 || return 1
+	run swapon -p 10 "$P1"
+}
+pool_zram() { awk '{print $3, $1}' /sys/block/zram0/mm_stat 2>/dev/null || echo "0 0"; }
+teardown_zram() {
+	swapoff -a
+	echo 1 >/sys/block/zram0/reset 2>/dev/null
+	rmmod zram
+}
+
+# zcache's block device over the swap partition (docs/zcache-blk.md).
+ZB=/sys/block/zcache0/zcache
+setup_zcache() {
+	modprobe zcache compressor="$comp" max_pool_percent="$pool_pct" || return 1
+	[ -d /sys/block/zcache0 ] || echo 1 >/sys/class/zcache-control/add 2>/dev/null
+	[ -d "$ZB" ] || { echo "no $ZB"; return 1; }
+	grep . /sys/module/zcache/parameters/* >"$RUN/params.txt" 2>&1
+	echo "$P1" >"$ZB/backing_dev" || return 1
+	blockdev --getsize64 "$P1" >"$ZB/disksize" || return 1
+	mkswap -q /dev/zcache0 || return 1
+	run swapon -p 10 /dev/zcache0
+}
+pool_zcache() {
+	local g=/sys/kernel/zcache pp sp
+	pp=$(cat $g/pool_pages 2>/dev/null || echo 0)
+	sp=$(cat $g/stored_pages 2>/dev/null || echo 0)
+	echo "$((pp * 4096)) $((sp * 4096))"
+}
+teardown_zcache() {
+	swapoff -a
+	echo 1 >"$ZB/reset" 2>/dev/null
+	rmmod zcache
+}
+
+# zcache's frontswap backend (5.10) over the disk swap.
+setup_zcache-fs() {
+	modprobe zcache frontswap=1 compressor="$comp" max_pool_percent="$pool_pct" || return 1
+	grep . /sys/module/zcache/parameters/* >"$RUN/params.txt" 2>&1
+	run swapon -p 10 "$P1"
+}
+pool_zcache-fs() { pool_zcache; }
+teardown_zcache-fs() {
+	swapoff -a
+	# frontswap backends cannot unregister on 5.10: the module stays
+	echo N >/sys/module/zcache/parameters/frontswap 2>/dev/null || true
+}
+
+stats_dump() { # everything worth keeping about the state now
+	{
+		echo "== swaps"; cat /proc/swaps
+		echo "== meminfo"; cat /proc/meminfo
+		echo "== vmstat"; cat /proc/vmstat
+		echo "== diskstats"; cat /proc/diskstats
+		echo "== zswap"; grep . /sys/kernel/debug/zswap/* 2>/dev/null
+		echo "== zram"; grep . /sys/block/zram0/mm_stat /sys/block/zram0/io_stat 2>/dev/null
+		echo "== zcache"; grep -r . /sys/kernel/zcache /sys/block/zcache0/zcache /sys/kernel/debug/zcache 2>/dev/null
+	} >"$1"
+}
+
+reset_state() {
+	sync
+	echo 3 >/proc/sys/vm/drop_caches
+	echo 1 >/proc/sys/vm/compact_memory 2>/dev/null
+	sleep 2
+}
+
+# ---- one workload in one configuration ----
+wl_cmd() {
+	case $1 in
+	ms1) echo "$ZC_BIN/memstress --size-mb $ws_mb --procs 1 --mode mixed --passes $passes --seed 1" ;;
+	ms2) echo "$ZC_BIN/memstress --size-mb $ws_mb --procs $ncpu --mode mixed --passes $passes --seed 2" ;;
+	pc) echo "$ZC_BIN/pagecache --dir $FILES --size-mb $pc_mb --files 8 --passes $((passes + 1)) --drop-caches" ;;
+	esac
+}
+
+cols="suite kernel profile config workload status rc wall_s user_s sys_s cpu_busy_s iowait_s majflt disk_read_mib disk_write_mib disk_reads disk_writes pswpin pswpout oom_kills pool_max_mib stored_at_max_mib ratio_at_max mib_verified ws_mib ram_mib"
+echo "$cols" | tr ' ' '\t' >"$B/results.tsv"
+
+all_ok=1
+run_one() { # CFG WL
+	local cfg=$1 wl=$2 cmd rc=0 t0 t1 io0 io1 cpu0 cpu1 sp sout st
+	local in0 out0 oom0 in1 out1 oom1 pmax pst ratio ver user sys majflt sampler
+	cmd=$(wl_cmd "$wl")
+	reset_state
+	read -r -a io0 < <(disk_io "$dname")
+	read -r -a cpu0 < <(cpu_jiffies)
+	in0=$(vmstat_get pswpin) out0=$(vmstat_get pswpout) oom0=$(vmstat_get oom_kill)
+	stats_dump "$RUN/stats-before.txt"
+	( while :; do echo "$(date +%s) $("pool_$cfg")"; sleep 2; done ) >"$RUN/pool.txt" 2>/dev/null &
+	sampler=$!
+	say "  $cfg/$wl: $cmd"
+	t0=$(date +%s.%N)
+	# shellcheck disable=SC2086
+	timeout -k 10 "$WL_TIMEOUT" $cmd >"$RUN/out.txt" 2>"$RUN/err.txt" || rc=$?
+	t1=$(date +%s.%N)
+	echo "$(date +%s) $("pool_$cfg")" >>"$RUN/pool.txt"
+	kill "$sampler" 2>/dev/null; wait "$sampler" 2>/dev/null
+	read -r -a io1 < <(disk_io "$dname")
+	read -r -a cpu1 < <(cpu_jiffies)
+	in1=$(vmstat_get pswpin) out1=$(vmstat_get pswpout) oom1=$(vmstat_get oom_kill)
+	stats_dump "$RUN/stats-after.txt"
+	# pool: the sample with the largest pool, and what it held then
+	read -r pmax pst < <(awk 'NF == 3 && $2 >= m {m = $2; s = $3} END {print m + 0, s + 0}' "$RUN/pool.txt")
+	ratio=$(awk -v p="$pmax" -v s="$pst" 'BEGIN {if (p > 0) printf "%.2f", s / p; else print "-"}')
+	sout=$(grep -E '^(memstress|pagecache): ' "$RUN/out.txt" | tail -n 1)
+	kv() { echo "$sout" | tr ' ' '\n' | sed -n "s/^$1=//p"; }
+	ver=$(kv mib_verified) user=$(kv user_s) sys=$(kv sys_s) majflt=$(kv majflt)
+	st=ok
+	if [ "$rc" != 0 ] || ! echo "$sout" | grep -q ': ok '; then
+		st=FAIL
+		[ "$rc" != 124 ] && [ "$rc" != 137 ] || st=TIMEOUT
+		all_ok=0
+		fail "bench-$cfg-$wl" "exit $rc: $(head -n 3 "$RUN/err.txt" | paste -sd ' ' | cut -c1-200)"
+	fi
+	printf '%s\t' "${ZC_SUITE:-unknown}" "$kernel" "${ZC_SCRATCH_PROFILE:-unknown}" "$cfg" "$wl" "$st" "$rc" \
+		"$(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.1f", b - a}')" \
+		"${user:--}" "${sys:--}" \
+		"$(awk -v a="${cpu0[0]}" -v b="${cpu1[0]}" -v h="$hz" 'BEGIN {printf "%.1f", (b - a) / h}')" \
+		"$(awk -v a="${cpu0[1]}" -v b="${cpu1[1]}" -v h="$hz" 'BEGIN {printf "%.1f", (b - a) / h}')" \
+		"${majflt:--}" \
+		"$(awk -v a="${io0[0]}" -v b="${io1[0]}" 'BEGIN {printf "%.1f", (b - a) / 2048}')" \
+		"$(awk -v a="${io0[1]}" -v b="${io1[1]}" 'BEGIN {printf "%.1f", (b - a) / 2048}')" \
+		"$((io1[2] - io0[2]))" "$((io1[3] - io0[3]))" \
+		"$((in1 - in0))" "$((out1 - out0))" "$((oom1 - oom0))" \
+		"$(awk -v p="$pmax" 'BEGIN {printf "%.1f", p / 1048576}')" \
+		"$(awk -v p="$pst" 'BEGIN {printf "%.1f", p / 1048576}')" \
+		"$ratio" "${ver:--}" "$ws_mb" >>"$B/results.tsv"
+	printf '%s\n' "$ram_mb" >>"$B/results.tsv"
+	printf 'bench-%s-%s\t%s\t%s\t%s\t0\t%s\n' "$cfg" "$wl" "$([ $st = ok ] && echo pass || echo fail)" \
+		"$([ $st = ok ] && echo 1 || echo 0)" "$([ $st = ok ] && echo 0 || echo 1)" \
+		"$(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%d", b - a}')" >>"$R/summary.tsv"
+	say "  $cfg/$wl: $st in $(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.0f", b - a}')s, disk w/r $(tail -n 1 "$B/results.tsv" | cut -f15,14 | tr '\t' /) MiB, pool max $(awk -v p="$pmax" 'BEGIN {printf "%.0f", p / 1048576}') MiB"
+}
+
+for cfg in $configs; do
+	if ! cfg_available "$cfg"; then
+		say "$cfg: not available on $kernel, skipped"
+		echo "$cfg: skipped (not available on $kernel)" >>"$B/skipped.txt"
+		continue
+	fi
+	say "configuration $cfg"
+	for wl in $workloads; do
+		RUN=$B/runs/$cfg-$wl
+		mkdir -p "$RUN"
+		if ! "setup_$cfg" >"$RUN/setup.log" 2>&1; then
+			fail "bench-$cfg" "setup failed: $(tail -n 2 "$RUN/setup.log" | paste -sd ' ')"
+			all_ok=0
+			"teardown_$cfg" >>"$RUN/setup.log" 2>&1
+			continue 2
+		fi
+		cat /proc/swaps >>"$RUN/setup.log"
+		run_one "$cfg" "$wl"
+		"teardown_$cfg" >>"$RUN/setup.log" 2>&1
+	done
+done
+case " $workloads " in *" pc "*) umount "$FILES" ;; esac
+
+[ -s "$R/summary.tsv" ] || { all_ok=0; fail bench "nothing ran"; }
+if [ "$all_ok" = 1 ]; then
+	echo "ZC-TESTS-PASSED ${ZC_RUN_ID:-}" >"$R/token"
+	say "benchmark complete: token written"
+fi
+finish

@@ -1,0 +1,92 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# tests/bench/run.sh [options] SUITE: the benchmark (`make bench`).  Boots
+# ONE guest of SUITE (vm/run.sh) with a throttled scratch disk, runs every
+# workload under disk swap, zswap, zram, zcache (block device over the same
+# disk) and zcache's frontswap backend (5.10) in that boot
+# (tests/bench/guest.sh), then writes the report (tests/bench/report.py):
+#   $ZC_CACHE/results/NAME/bench/{report.md,*.png,results.tsv,meta.txt}
+#
+#   --profile ssd|hdd|none  throttling of the scratch disk (default ssd:
+#                     10k IOPS, 200 MB/s; hdd: 200 IOPS, 100 MB/s)
+#   --mem MIB         guest RAM (default 640)
+#   --configs LIST    comma list (default disk,zswap,zram,zcache,zcache-fs)
+#   --workloads LIST  comma list of ms1,ms2,pc (default all)
+#   --ws-pct N        anonymous working set, % of guest RAM (default 150)
+#   --pool-pct N      pool limit, % of RAM, for zswap, zram, zcache (20)
+#   --comp NAME       compressor for all of them (default lz4)
+#   --passes N        workload passes (default 1)
+#   --install fast|none  with the package (default: fast when a .deb is in
+#                     $ZC_CACHE/pkg, else none: the zcache rows are skipped)
+#   --quick           smaller sets (ZC_QUICK=1)
+#   --timeout SEC     hard limit of the boot (default 7200)
+#   --name NAME       run name (default bench-SUITE-PROFILE-DATE)
+# Prints the report's summary line; exit status 0 only when the guest run
+# passed (every configuration set up, every workload verified its data).
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$here/../.." && pwd)
+. "$repo/vm/lib.sh"
+
+usage() { sed -n '4,27s/^# \{0,1\}//p' "$0" >&2; exit 2; }
+
+profile=ssd mem=640 configs=disk,zswap,zram,zcache,zcache-fs workloads=ms1,ms2,pc
+ws_pct=150 pool_pct=20 comp=lz4 passes=1 install='' quick='' tmo=7200 name=''
+while [ $# -gt 0 ]; do
+	case $1 in
+	--profile) profile=$2; shift 2 ;;
+	--mem) mem=$2; shift 2 ;;
+	--configs) configs=$2; shift 2 ;;
+	--workloads) workloads=$2; shift 2 ;;
+	--ws-pct) ws_pct=$2; shift 2 ;;
+	--pool-pct) pool_pct=$2; shift 2 ;;
+	--comp) comp=$2; shift 2 ;;
+	--passes) passes=$2; shift 2 ;;
+	--install) install=$2; shift 2 ;;
+	--quick) quick=1; shift ;;
+	--timeout) tmo=$2; shift 2 ;;
+	--name) name=$2; shift 2 ;;
+	-h|--help) usage ;;
+	-*) echo "unknown option $1" >&2; usage ;;
+	*) break ;;
+	esac
+done
+[ $# -eq 1 ] || usage
+suite=$1
+zc_check_suite "$suite" || usage
+case $profile in ssd|hdd|none) ;; *) zc_die "--profile: ssd, hdd or none" ;; esac
+case $mem$ws_pct$pool_pct$passes$tmo in *[!0-9]*) zc_die "--mem, --ws-pct, --pool-pct, --passes, --timeout take numbers" ;; esac
+case $configs in *[!a-z0-9,-]*) zc_die "--configs: a comma list" ;; esac
+case $workloads in *[!a-z0-9,]*) zc_die "--workloads: a comma list" ;; esac
+case $comp in *[!a-z0-9-]*) zc_die "--comp: a crypto API compressor name" ;; esac
+if [ -z "$install" ]; then
+	if ls "$ZC_CACHE"/pkg/zcache-dkms_*_all.deb >/dev/null 2>&1; then install=fast
+	else
+		install=none
+		zc_log "no package in $ZC_CACHE/pkg (make deb): zcache configurations will be skipped"
+	fi
+fi
+case $install in fast|none) ;; *) zc_die "--install: fast or none" ;; esac
+zc_need_cmd gnuplot gnuplot-nox
+zc_need_cmd python3 python3
+
+name=${name:-bench-$suite-$profile-$(date +%Y%m%d-%H%M%S)}
+# The scratch disk holds the swap partition (working set + 512 MiB) and the
+# page-cache files (their set + 10% + 64 MiB); sparse, so size it roomy.
+scratch_mb=$(( mem * ws_pct / 100 + 512 + mem * 125 / 100 * 12 / 10 + 512 ))
+append="zcb_configs=$configs zcb_workloads=$workloads zcb_ws_pct=$ws_pct"
+append+=" zcb_pool_pct=$pool_pct zcb_comp=$comp zcb_passes=$passes"
+vm_args=(--install "$install" --mem "$mem" --scratch "${scratch_mb}M:$profile"
+	--script bench/guest.sh --name "$name" --timeout "$tmo" --append "$append")
+[ -z "$quick" ] || vm_args+=(--quick)
+
+zc_log "benchmark $name: $suite, ${mem} MiB RAM, profile $profile, configs $configs, workloads $workloads"
+rc=0
+"$repo/vm/run.sh" "${vm_args[@]}" "$suite" || rc=$?
+out=$ZC_CACHE/results/$name/bench
+[ -f "$out/results.tsv" ] || zc_die "the guest wrote no results (logs: $ZC_CACHE/logs/$name)"
+python3 "$here/report.py" "$out" || rc=1
+zc_log "report: $out/report.md"
+grep -m1 '^\*\*Summary' "$out/report.md" | sed 's/\*\*//g' || true
+exit "$rc"
