@@ -47,14 +47,18 @@ if [ -f "$out/kernel.release" ]; then
 	exit 0
 fi
 
-mkdir -p "$out" "$ZC_CACHE/logs"
-exec 9>"$out/.lock"
+# The source and object tree stays between builds (incremental rebuilds);
+# the packages of each recipe go to $out.
+build=$ZC_CACHE/testkernel/$flavour-build
+mkdir -p "$out" "$build" "$ZC_CACHE/logs"
+exec 9>"$build/.lock"
 flock 9
 log=$ZC_CACHE/logs/testkernel-$flavour.log
 zc_log "test kernel $flavour: building $srcpkg in a $suite chroot (20-60 min on 2 cores), log $log"
 
-# Everything below runs inside the chroot; $out is bound at /out.
-cat >"$out/build.sh" <<'EOF'
+# Everything below runs inside the chroot; $build is bound at /build,
+# $out at /out.
+cat >"$build/build.sh" <<'EOF'
 #!/bin/bash
 set -euo pipefail
 flavour=$1 srcpkg=$2
@@ -62,7 +66,7 @@ apt-get update -q
 apt-get install -y -q --no-install-recommends "$srcpkg" bc bison flex \
 	libssl-dev libelf-dev cpio rsync kmod build-essential fakeroot debhelper \
 	python3 xz-utils >/dev/null
-cd /out
+cd /build
 if [ ! -d src ]; then
 	echo "extracting /usr/src/$srcpkg.tar.xz"
 	mkdir src.tmp
@@ -91,22 +95,24 @@ done < <(cat /kcfg/common.config "/kcfg/$flavour.config" | grep -v '^# ')
 [ $bad -eq 0 ] || exit 1
 echo "building: $(make -s kernelrelease)"
 nice -n 19 make -j"$(nproc)" bindeb-pkg LOCALVERSION= \
-	KDEB_PKGVERSION="$(make -s kernelversion)-1zc" >/out/make.log 2>&1 ||
-	{ tail -n 40 /out/make.log; exit 1; }
+	KDEB_PKGVERSION="$(make -s kernelversion)-1zc" >/build/make.log 2>&1 ||
+	{ tail -n 40 /build/make.log; exit 1; }
+# bindeb-pkg writes the packages next to the source tree.
+mv /build/linux-image-*.deb /build/linux-headers-*.deb /out/
+rm -f /build/*.deb /build/*.buildinfo /build/*.changes
 make -s kernelrelease >/out/kernel.release.tmp
 EOF
-chmod +x "$out/build.sh"
+chmod +x "$build/build.sh"
 
 start=$SECONDS
-if ! "$here/chroot.sh" --bind "$out:/out" --bind "$kdir:/kcfg" "$rootfs" -- \
-	/out/build.sh "$flavour" "$srcpkg" >"$log" 2>&1; then
+if ! "$here/chroot.sh" --bind "$build:/build" --bind "$out:/out" \
+	--bind "$kdir:/kcfg" "$rootfs" -- \
+	/build/build.sh "$flavour" "$srcpkg" >"$log" 2>&1; then
 	tail -n 40 "$log" >&2
 	zc_die "test kernel $flavour failed (log: $log)"
 fi
-# bindeb-pkg writes the packages next to the source tree, i.e. in $out.
 ls "$out"/linux-image-*.deb "$out"/linux-headers-*.deb >/dev/null ||
 	zc_die "no packages produced (log: $log)"
-rm -f "$out"/linux-libc-dev_*.deb "$out"/*-dbg_*.deb
 mv "$out/kernel.release.tmp" "$out/kernel.release"
 zc_log "test kernel $flavour: $(cat "$out/kernel.release") built in $((SECONDS - start)) s"
 echo "$out"
