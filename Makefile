@@ -26,3 +26,75 @@ help:
 # harness targets (vm/vm.mk), tests and benchmarks (tests/tests.mk).
 include vm/vm.mk
 include tests/tests.mk
+
+# ---------------------------------------------------------------------------
+# Packaging, build matrix and kernel-code quality (docs/packaging.md).
+# The version comes from debian/changelog only.  Packages are built in a
+# copy of the tree under $ZC_CACHE/work and land in $ZC_CACHE/pkg.
+
+ZC_VERSION := $(shell sed -n '1s/^[^(]*(\([^)]*\)).*/\1/p' debian/changelog)
+ZC_UPSTREAM := $(firstword $(subst -, ,$(ZC_VERSION)))
+ZC_PKG := $(ZC_CACHE)/pkg
+ZC_WORK := $(ZC_CACHE)/work
+# Copy of the tree without VCS data and without what .gitignore ignores.
+ZC_COPY_TREE = tar --exclude-vcs --exclude-vcs-ignores -cf - . | tar -C $(1) -xf -
+
+.PHONY: deb rpm lint matrix check checkpatch modules clean
+
+## deb             build zcache-dkms_<ver>_all.deb and zcache-utils into $ZC_CACHE/pkg
+deb:
+	@set -euo pipefail; . vm/lib.sh; \
+	zc_apt_install dpkg-dev debhelper dh-dkms; \
+	w=$(ZC_WORK)/deb; zc_rm_tree $$w; mkdir -p $$w/zcache-$(ZC_UPSTREAM) $(ZC_PKG); \
+	$(call ZC_COPY_TREE,$$w/zcache-$(ZC_UPSTREAM)); \
+	zc_log "deb: dpkg-buildpackage zcache $(ZC_VERSION) (log $$w/build.log)"; \
+	if ! (cd $$w/zcache-$(ZC_UPSTREAM) && dpkg-buildpackage -us -uc) >$$w/build.log 2>&1; then \
+		tail -n 40 $$w/build.log; zc_die "dpkg-buildpackage failed (log $$w/build.log)"; fi; \
+	rm -f $(ZC_PKG)/zcache-dkms_*.deb $(ZC_PKG)/zcache-utils_*.deb $(ZC_PKG)/zcache_*; \
+	cp $$w/*.deb $$w/zcache_$(ZC_VERSION)* $(ZC_PKG)/; \
+	zc_rm_tree $$w; ls -l $(ZC_PKG)/*.deb
+
+## rpm             build zcache-dkms-<ver>-1.noarch.rpm (rpmbuild) into $ZC_CACHE/pkg
+rpm:
+	@set -euo pipefail; . vm/lib.sh; \
+	zc_apt_install rpm; \
+	w=$(ZC_WORK)/rpm; v=$(ZC_UPSTREAM); zc_rm_tree $$w; \
+	mkdir -p $$w/SOURCES $$w/SPECS $$w/src/zcache-$$v $(ZC_PKG); \
+	$(call ZC_COPY_TREE,$$w/src/zcache-$$v); \
+	tar -C $$w/src -czf $$w/SOURCES/zcache-$$v.tar.gz zcache-$$v; \
+	sed 's/@VERSION@/'$$v'/g' rpm/zcache-dkms.spec.in >$$w/SPECS/zcache-dkms.spec; \
+	zc_log "rpm: rpmbuild zcache-dkms $$v (log $$w/build.log)"; \
+	if ! rpmbuild --define "_topdir $$w" --nodeps -ba $$w/SPECS/zcache-dkms.spec >$$w/build.log 2>&1; then \
+		tail -n 40 $$w/build.log; zc_die "rpmbuild failed (log $$w/build.log)"; fi; \
+	rm -f $(ZC_PKG)/zcache-dkms-*.rpm; \
+	cp $$w/RPMS/noarch/*.rpm $$w/SRPMS/*.rpm $(ZC_PKG)/; \
+	zc_rm_tree $$w; ls -l $(ZC_PKG)/*.rpm
+
+## lint            lintian (0 errors, 0 warnings) and rpmlint (0 errors) on the packages
+lint: deb rpm
+	@set -euo pipefail; . vm/lib.sh; zc_apt_install lintian rpmlint; \
+	echo "== lintian $(ZC_PKG)/zcache_$(ZC_VERSION)_*.changes"; \
+	lintian --fail-on error,warning $(ZC_PKG)/zcache_$(ZC_VERSION)_*.changes && echo "lintian: 0 errors, 0 warnings"; \
+	echo "== rpmlint"; \
+	rpmlint $(ZC_PKG)/zcache-dkms-$(ZC_UPSTREAM)-*.rpm
+
+## matrix          DKMS build of the .deb by apt in bullseye/bookworm/trixie/sid chroots (SUITES=...)
+matrix: deb
+	@tests/matrix.sh $(SUITES)
+
+## check           W=1 + sparse per suite, checkpatch on the host (SUITES=...)
+check:
+	@tests/matrix.sh --check $(SUITES)
+
+## checkpatch      scripts/checkpatch.pl --no-tree -f on src/ (from Debian's linux-source)
+checkpatch:
+	@tests/matrix.sh --checkpatch
+
+## modules         build the modules in a copy of src/: SUITE=bookworm (chroot) or KDIR=<build tree>
+modules:
+	@tests/matrix.sh --modules $(if $(SUITE),--suite $(SUITE)) $(if $(KDIR),--kdir $(KDIR))
+
+## clean           remove packaging work trees and build droppings in src/
+clean:
+	@. vm/lib.sh; for d in deb rpm modules; do zc_rm_tree $(ZC_WORK)/$$d; done
+	@git clean -q -f -X -- src/ 2>/dev/null || true
