@@ -76,7 +76,7 @@ lint: deb rpm
 	echo "== lintian $(ZC_PKG)/zcache_$(ZC_VERSION)_*.changes"; \
 	lintian --fail-on error,warning $(ZC_PKG)/zcache_$(ZC_VERSION)_*.changes && echo "lintian: 0 errors, 0 warnings"; \
 	echo "== rpmlint"; \
-	rpmlint $(ZC_PKG)/zcache-dkms-$(ZC_UPSTREAM)-*.rpm
+	rpmlint -r rpm/zcache-dkms.rpmlintrc $(ZC_PKG)/zcache-dkms-$(ZC_UPSTREAM)-*.rpm
 
 ## matrix          DKMS build of the .deb by apt in bullseye/bookworm/trixie/sid chroots (SUITES=...)
 matrix: deb
