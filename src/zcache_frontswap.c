@@ -1,0 +1,208 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * zcache_frontswap.c - zcache as a frontswap backend, where the kernel
+ * exports frontswap to modules (Debian 5.10; HAVE_FRONTSWAP).  Elsewhere
+ * this file compiles to stubs.
+ *
+ * One persistent pool per swap area (oid 0, index = swap offset), created
+ * at swapon and destroyed at swapoff.  A page zcache refuses (compresses
+ * badly, pool full, allocation failure, `enabled` or `frontswap` off) goes
+ * to the swap device as usual.  The pools have no ->writeback: frontswap
+ * has no way to push a page down once it holds it.
+ *
+ * The kernel offers no unregister: once the ops are registered (frontswap=1
+ * at load or later), the module pins itself and stays loaded; writing 0
+ * then stops new stores.  Several backends chain on 5.10 (zswap registers
+ * too): ours come first, and a page we refuse is offered to the next.
+ */
+#undef pr_fmt			/* compat.h's headers defined the default */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include "zcache_internal.h"
+
+#ifdef HAVE_FRONTSWAP
+#include <linux/frontswap.h>
+#include <linux/swap.h>
+#include <linux/mutex.h>
+
+/* Frontswap stores accepted (needs `enabled` too).  Registers on 1. */
+static bool zcache_frontswap_on;
+/* The ops are registered (for good: there is no unregister). */
+static bool zcache_frontswap_registered;
+static bool zcache_frontswap_ready;
+static DEFINE_MUTEX(zcache_frontswap_mutex);
+
+/* One pool per swap type; set at swapon before any store of that type. */
+static struct zcache_pool *zcache_frontswap_pools[MAX_SWAPFILES];
+
+static struct zcache_pool *zcache_frontswap_pool(unsigned int type)
+{
+	if (type >= MAX_SWAPFILES)
+		return NULL;
+	return READ_ONCE(zcache_frontswap_pools[type]);
+}
+
+static void zcache_frontswap_init_area(unsigned int type)
+{
+	struct zcache_pool *pool;
+	char name[24];
+
+	if (type >= MAX_SWAPFILES || zcache_frontswap_pools[type])
+		return;
+	snprintf(name, sizeof(name), "frontswap-%u", type);
+	pool = zcache_pool_create(ZCACHE_POOL_PERSISTENT, name, NULL, NULL);
+	if (!pool)
+		pr_warn("swap area %u: no pool, its pages go to disk\n", type);
+	WRITE_ONCE(zcache_frontswap_pools[type], pool);
+}
+
+static int zcache_frontswap_store(unsigned int type, pgoff_t offset,
+				  struct page *page)
+{
+	struct zcache_pool *pool = zcache_frontswap_pool(type);
+
+	if (!pool)
+		return -ENODEV;
+	if (!READ_ONCE(zcache_frontswap_on) || !zcache_is_enabled()) {
+		/* An older copy must not be found by a later load. */
+		zcache_invalidate(pool, 0, offset);
+		zcache_count_disabled(pool);
+		return -EPERM;
+	}
+	return zcache_store(pool, 0, offset, page);
+}
+
+static int zcache_frontswap_load(unsigned int type, pgoff_t offset,
+				 struct page *page)
+{
+	struct zcache_pool *pool = zcache_frontswap_pool(type);
+
+	if (!pool)
+		return -ENOENT;
+	return zcache_load(pool, 0, offset, page, false);
+}
+
+static void zcache_frontswap_invalidate_page(unsigned int type,
+					     pgoff_t offset)
+{
+	zcache_invalidate(zcache_frontswap_pool(type), 0, offset);
+}
+
+static void zcache_frontswap_invalidate_area(unsigned int type)
+{
+	struct zcache_pool *pool = zcache_frontswap_pool(type);
+
+	if (!pool)
+		return;
+	WRITE_ONCE(zcache_frontswap_pools[type], NULL);
+	zcache_pool_destroy(pool);
+}
+
+static struct frontswap_ops zcache_frontswap_ops = {
+	.init = zcache_frontswap_init_area,
+	.store = zcache_frontswap_store,
+	.load = zcache_frontswap_load,
+	.invalidate_page = zcache_frontswap_invalidate_page,
+	.invalidate_area = zcache_frontswap_invalidate_area,
+};
+
+/* Registers the ops once and pins the module.  Under the mutex. */
+static int zcache_frontswap_register(void)
+{
+	lockdep_assert_held(&zcache_frontswap_mutex);
+	if (zcache_frontswap_registered)
+		return 0;
+#ifdef HAVE_FRONTSWAP_OPS_NEXT
+	frontswap_register_ops(&zcache_frontswap_ops);
+#else
+	{
+		int err = frontswap_register_ops(&zcache_frontswap_ops);
+
+		if (err) {
+			pr_warn("frontswap: another backend holds the hook (%d)\n",
+				err);
+			return err;
+		}
+	}
+#endif
+	__module_get(THIS_MODULE);
+	zcache_frontswap_registered = true;
+	pr_info("frontswap backend registered; the module stays loaded\n");
+	zcache_zswap_active();
+	return 0;
+}
+
+static int zcache_frontswap_param_set(const char *val,
+				      const struct kernel_param *kp)
+{
+	bool on;
+	int err = 0;
+
+	if (!val || kstrtobool(val, &on)) {
+		pr_warn("frontswap: \"%.16s\" is not a boolean (Y/N/1/0)\n",
+			val ? val : "");
+		return -EINVAL;
+	}
+	mutex_lock(&zcache_frontswap_mutex);
+	if (on && zcache_frontswap_ready)
+		err = zcache_frontswap_register();
+	if (!err)
+		WRITE_ONCE(zcache_frontswap_on, on);
+	mutex_unlock(&zcache_frontswap_mutex);
+	return err;
+}
+
+static const struct kernel_param_ops zcache_frontswap_param_ops = {
+	.set = zcache_frontswap_param_set,
+	.get = param_get_bool,
+};
+
+module_param_cb(frontswap, &zcache_frontswap_param_ops, &zcache_frontswap_on,
+		0644);
+MODULE_PARM_DESC(frontswap, "be a frontswap backend (registering pins the module; default N)");
+
+bool zcache_frontswap_active(void)
+{
+	return READ_ONCE(zcache_frontswap_registered) &&
+	       READ_ONCE(zcache_frontswap_on);
+}
+
+int zcache_frontswap_init(void)
+{
+	int err = 0;
+
+	mutex_lock(&zcache_frontswap_mutex);
+	zcache_frontswap_ready = true;
+	if (zcache_frontswap_on)
+		err = zcache_frontswap_register();
+	mutex_unlock(&zcache_frontswap_mutex);
+	return err;
+}
+
+/* Runs only if the ops were never registered (else the module is pinned). */
+void zcache_frontswap_exit(void)
+{
+	mutex_lock(&zcache_frontswap_mutex);
+	zcache_frontswap_ready = false;
+	mutex_unlock(&zcache_frontswap_mutex);
+}
+
+#else /* !HAVE_FRONTSWAP */
+
+bool zcache_frontswap_active(void)
+{
+	return false;
+}
+
+int zcache_frontswap_init(void)
+{
+	return 0;
+}
+
+void zcache_frontswap_exit(void)
+{
+}
+
+#endif /* HAVE_FRONTSWAP */

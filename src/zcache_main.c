@@ -1,0 +1,136 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * zcache_main.c - zcache.ko: module init and exit, the master switch and
+ * the zswap check.
+ *
+ * Init order: compression, tmem core, sysfs/debugfs, then the front ends
+ * (frontswap, cleancache, block device); exit in reverse.  A front end
+ * that the kernel cannot offer compiles to a stub.
+ */
+#undef pr_fmt			/* compat.h's headers defined the default */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/fs.h>
+#include <linux/err.h>
+#include "zcache_internal.h"
+
+/* Master switch: frontswap and cleancache accept new pages. */
+static bool zcache_enabled = true;
+module_param_cb(enabled, &zcache_param_bool_ops, &zcache_enabled, 0644);
+MODULE_PARM_DESC(enabled, "frontswap and cleancache accept new pages (default Y)");
+
+/**
+ * zcache_is_enabled - the master switch
+ *
+ * Context: any.
+ */
+bool zcache_is_enabled(void)
+{
+	return READ_ONCE(zcache_enabled);
+}
+ZC_EXPORT_SYMBOL(zcache_is_enabled);
+
+#define ZCACHE_ZSWAP_PARAM "/sys/module/zswap/parameters/enabled"
+
+/**
+ * zcache_zswap_active - whether the kernel's zswap is enabled too
+ *
+ * Reads zswap's own parameter file (zswap exports nothing).  Warns once
+ * in dmesg the first time it finds zswap on: pages would be compressed
+ * twice, or by whichever of the two sees them first.
+ *
+ * Context: process, may sleep.
+ */
+bool zcache_zswap_active(void)
+{
+	static bool warned;
+	struct file *f;
+	char buf[4] = "";
+	loff_t pos = 0;
+	ssize_t n;
+	bool on;
+
+	f = filp_open(ZCACHE_ZSWAP_PARAM, O_RDONLY, 0);
+	if (IS_ERR(f))
+		return false;
+	n = kernel_read(f, buf, sizeof(buf) - 1, &pos);
+	filp_close(f, NULL);
+	on = n > 0 && (buf[0] == 'Y' || buf[0] == 'y' || buf[0] == '1');
+	if (on && !warned) {
+		warned = true;
+		pr_warn("zswap is enabled too: swap pages may be compressed twice; consider zswap.enabled=0\n");
+	}
+	return on;
+}
+ZC_EXPORT_SYMBOL(zcache_zswap_active);
+
+/* Provided by the block device front end (zcache_blk*.c) when linked in. */
+int __weak zcache_blk_init(void)
+{
+	return 0;
+}
+
+void __weak zcache_blk_exit(void)
+{
+}
+
+static int __init zcache_init(void)
+{
+	int err;
+
+	err = zcache_comp_init();
+	if (err)
+		return err;
+	err = zcache_tmem_init();
+	if (err)
+		goto out_comp;
+	err = zcache_sysfs_init();
+	if (err)
+		goto out_tmem;
+	err = zcache_frontswap_init();
+	if (err)
+		goto out_sysfs;
+	err = zcache_cleancache_init();
+	if (err)
+		goto out_frontswap;
+	err = zcache_blk_init();
+	if (err)
+		goto out_cleancache;
+	zcache_zswap_active();
+	pr_info("loaded: compressor %s, pool limit %lu pages\n",
+		zcache_comp_current(), zcache_limit_pages());
+	return 0;
+
+out_cleancache:
+	zcache_cleancache_exit();
+out_frontswap:
+	zcache_frontswap_exit();
+out_sysfs:
+	zcache_sysfs_exit();
+out_tmem:
+	zcache_tmem_exit();
+out_comp:
+	zcache_comp_exit();
+	return err;
+}
+
+static void __exit zcache_exit(void)
+{
+	zcache_blk_exit();
+	zcache_cleancache_exit();
+	zcache_frontswap_exit();
+	zcache_sysfs_exit();
+	zcache_tmem_exit();
+	zcache_comp_exit();
+	pr_info("unloaded\n");
+}
+
+module_init(zcache_init);
+module_exit(zcache_exit);
+
+ZC_IMPORT_NS();
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("zcache: compressed page cache for swap and clean pages");
+MODULE_SOFTDEP("pre: lz4 zstd");

@@ -1,0 +1,1411 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * zcache_tmem.c - the zcache core: tmem pools of compressed pages, the
+ * store/load/invalidate paths, the global pool limit with hysteresis,
+ * write-back of the coldest pages and ephemeral eviction.
+ *
+ * A pool holds objects (u64 oid, in one of a few hashed buckets, each an
+ * rbtree under a spinlock); an object holds entries in an xarray by page
+ * index.  An entry is a compressed page (a zcsmalloc handle for a
+ * persistent pool, a zbud handle for an ephemeral one) or, for a page that
+ * repeats one word, just that word.
+ *
+ * Entry lifetime: refcounted.  The index holds one reference; load and
+ * write-back take another while they read the compressed data, so an
+ * invalidate or a new store under the same key never frees data in use.
+ * Invariant: an entry on a pool's LRU is in the index (so the write-back
+ * worker may take a reference from the LRU under lru_lock).
+ *
+ * Write-back (persistent pools with ->writeback): the worker takes the
+ * coldest entry off the LRU, decompresses it, hands it to ->writeback, and
+ * then, under the bucket lock, frees it only if the index still holds this
+ * very entry; a store or invalidate in between wins.  While one key is in
+ * flight, zcache_writeback_wait() lets a front end order its own write of
+ * that key after it.
+ *
+ * Eviction (ephemeral pools): the coldest zbud frame is taken and its (at
+ * most two) entries are dropped from the index.
+ *
+ * Lock ordering:
+ *   zcache_pools_mutex -> pool->wb_mutex
+ *   bucket->lock -> pool->lru_lock
+ *   bucket->lock -> zbud pool lock (entry free)
+ *   zbud pool lock: eviction takes only entry references under it
+ */
+#undef pr_fmt			/* compat.h's headers defined the default */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/slab.h>
+#include <linux/mm.h>
+#include <linux/highmem.h>
+#include <linux/rbtree.h>
+#include <linux/xarray.h>
+#include <linux/spinlock.h>
+#include <linux/mutex.h>
+#include <linux/refcount.h>
+#include <linux/wait.h>
+#include <linux/workqueue.h>
+#include <linux/completion.h>
+#include <linux/rculist.h>
+#include <linux/seq_file.h>
+#include <linux/hash.h>
+#include "zcache_internal.h"
+#include "zcsmalloc.h"
+
+ZC_IMPORT_NS();
+
+/********************************
+ * statistics
+ ********************************/
+enum zcache_stat_item {
+	ZCACHE_STAT_STORED,		/* pages held now */
+	ZCACHE_STAT_SAME,		/* of which same-filled */
+	ZCACHE_STAT_COMP_BYTES,		/* compressed bytes held now */
+	ZCACHE_STAT_STORES,		/* successful stores */
+	ZCACHE_STAT_LOADS,		/* successful loads */
+	ZCACHE_STAT_LOAD_MISSES,	/* loads that found nothing */
+	ZCACHE_STAT_INVALIDATES,	/* pages invalidated */
+	ZCACHE_STAT_REJ_POOR,		/* refused: compressed too badly */
+	ZCACHE_STAT_REJ_LIMIT,		/* refused: pool limit */
+	ZCACHE_STAT_REJ_ALLOC,		/* refused: allocation failed */
+	ZCACHE_STAT_REJ_COMP,		/* refused: compressor error */
+	ZCACHE_STAT_REJ_DISABLED,	/* refused: front end disabled */
+	ZCACHE_STAT_WB,			/* written back and freed */
+	ZCACHE_STAT_WB_FAILED,		/* ->writeback returned an error */
+	ZCACHE_STAT_WB_RACED,		/* written back, replaced meanwhile */
+	ZCACHE_STAT_EVICTED,		/* dropped by ephemeral eviction */
+	ZCACHE_STAT_DUPLICATE,		/* stores over an existing key */
+	ZCACHE_STAT_NR,
+};
+
+struct zcache_counters {
+	atomic64_t v[ZCACHE_STAT_NR];
+};
+
+/* All pools, those destroyed included (the "now" ones go back to 0). */
+static struct zcache_counters zcache_global;
+
+/********************************
+ * tunables
+ ********************************/
+/* Pool limit: all pools together, in percent of RAM. */
+static unsigned int zcache_max_pool_percent = 20;
+/* After hitting the limit, accept again below this percent of it. */
+static unsigned int zcache_accept_threshold_percent = 90;
+/* Store pages that repeat one word as that word only. */
+static bool zcache_same_filled_pages = true;
+/* Refuse pages that compress to more than this percent of a page. */
+static unsigned int zcache_poor_compression_percent = 75;
+/* Test hook: a limit in pages instead of the percent (0: off). */
+static unsigned long zcache_limit_override;
+
+/* The limit was hit and usage has not yet fallen below the threshold. */
+static bool zcache_full;
+
+/********************************
+ * data structures
+ ********************************/
+#define ZCACHE_NR_BUCKETS	16
+
+/*
+ * struct zcache_entry - one stored page
+ * @lru: in pool->lru (persistent pools), under pool->lru_lock
+ * @oid, @index: the key
+ * @handle: allocator handle, or the repeated word when @length is 0
+ * @length: compressed length; 0 for a same-filled page
+ * @ref: the index's reference plus one per reader
+ * @comp: compressor id
+ */
+struct zcache_entry {
+	struct list_head lru;
+	u64 oid;
+	pgoff_t index;
+	unsigned long handle;
+	unsigned int length;
+	refcount_t ref;
+	u8 comp;
+};
+
+/*
+ * struct zcache_obj - the pages of one object
+ * @node: in bucket->objs, under bucket->lock
+ * @pages: entries by index (modified under bucket->lock)
+ */
+struct zcache_obj {
+	struct rb_node node;
+	u64 oid;
+	struct xarray pages;
+};
+
+struct zcache_bucket {
+	spinlock_t lock;
+	struct rb_root objs;
+};
+
+/*
+ * struct zcache_pool
+ * @list: in zcache_pools (RCU for readers, zcache_pools_mutex for writers)
+ * @users: 1 while listed, plus one per shrink worker pass using it
+ * @gone: completed when @users drops to 0
+ * @lru: entries, most recently stored/loaded first (persistent pools)
+ * @lru_lock: guards @lru and @wb_*
+ * @wb_mutex: one write-back at a time per pool
+ * @wb_active, @wb_oid, @wb_index: the key in flight to ->writeback
+ * @wb_wait: woken when a write-back ends
+ */
+struct zcache_pool {
+	struct list_head list;
+	atomic_t users;
+	struct completion gone;
+	enum zcache_pool_kind kind;
+	char name[32];
+	const struct zcache_pool_ops *ops;
+	void *owner;
+	struct zcs_pool *zcs;
+	struct zcache_zbud_pool *zbud;
+	struct zcache_bucket buckets[ZCACHE_NR_BUCKETS];
+	spinlock_t lru_lock;
+	struct list_head lru;
+	struct mutex wb_mutex;
+	bool wb_active;
+	u64 wb_oid;
+	pgoff_t wb_index;
+	wait_queue_head_t wb_wait;
+	struct zcache_counters stats;
+};
+
+static LIST_HEAD(zcache_pools);
+static DEFINE_MUTEX(zcache_pools_mutex);
+static unsigned long zcache_pools_nr;
+static struct kmem_cache *zcache_entry_cache;
+
+/* Shrinking: the worker and the shrinker's request (pages). */
+static struct work_struct zcache_shrink_work;
+static atomic_long_t zcache_shrink_request = ATOMIC_LONG_INIT(0);
+static struct zc_shrinker *zcache_shrinker;
+static bool zcache_tmem_ready;
+
+/********************************
+ * helpers
+ ********************************/
+static void zcache_stat_add(struct zcache_pool *pool, enum zcache_stat_item i,
+			    s64 v)
+{
+	atomic64_add(v, &pool->stats.v[i]);
+	atomic64_add(v, &zcache_global.v[i]);
+}
+
+static void zcache_stat_inc(struct zcache_pool *pool, enum zcache_stat_item i)
+{
+	zcache_stat_add(pool, i, 1);
+}
+
+static unsigned long zcache_pool_pages(struct zcache_pool *pool)
+{
+	if (pool->kind == ZCACHE_POOL_PERSISTENT)
+		return zcs_get_total_pages(pool->zcs);
+	return zcache_zbud_pages(pool->zbud);
+}
+
+/**
+ * zcache_total_pages - page frames used by all pools
+ *
+ * Context: any.
+ */
+unsigned long zcache_total_pages(void)
+{
+	struct zcache_pool *pool;
+	unsigned long total = 0;
+
+	rcu_read_lock();
+	list_for_each_entry_rcu(pool, &zcache_pools, list)
+		total += zcache_pool_pages(pool);
+	rcu_read_unlock();
+	return total;
+}
+
+unsigned long zcache_limit_pages(void)
+{
+	unsigned long over = READ_ONCE(zcache_limit_override);
+
+	if (over)
+		return over;
+	return totalram_pages() / 100 * READ_ONCE(zcache_max_pool_percent);
+}
+
+static unsigned long zcache_accept_pages(void)
+{
+	return zcache_limit_pages() / 100 *
+		READ_ONCE(zcache_accept_threshold_percent);
+}
+
+bool zcache_pool_is_full(void)
+{
+	return READ_ONCE(zcache_full);
+}
+
+unsigned long zcache_nr_pools(void)
+{
+	return READ_ONCE(zcache_pools_nr);
+}
+
+/*
+ * Whether a store must be refused for the limit.  Hysteresis: once the
+ * limit is hit, refuse until usage is below the accept threshold.
+ */
+static bool zcache_limit_hit(void)
+{
+	unsigned long total = zcache_total_pages();
+
+	if (READ_ONCE(zcache_full)) {
+		if (total >= zcache_accept_pages())
+			return true;
+		WRITE_ONCE(zcache_full, false);
+	}
+	if (total < zcache_limit_pages())
+		return false;
+	WRITE_ONCE(zcache_full, true);
+	return true;
+}
+
+static bool zcache_should_shrink(void)
+{
+	return (READ_ONCE(zcache_full) &&
+		zcache_total_pages() >= zcache_accept_pages()) ||
+		atomic_long_read(&zcache_shrink_request) > 0;
+}
+
+static void zcache_kick_shrink(void)
+{
+	if (READ_ONCE(zcache_tmem_ready))
+		queue_work(system_unbound_wq, &zcache_shrink_work);
+}
+
+/* The repeated word of a same-filled page, if it is one. */
+static bool zcache_page_same_filled(const void *ptr, unsigned long *value)
+{
+	const unsigned long *page = ptr;
+	unsigned long val = page[0];
+	unsigned int pos, last = PAGE_SIZE / sizeof(*page) - 1;
+
+	if (val != page[last])
+		return false;
+	for (pos = 1; pos < last; pos++)
+		if (page[pos] != val)
+			return false;
+	*value = val;
+	return true;
+}
+
+static void zcache_fill_page(void *ptr, unsigned long value)
+{
+	unsigned long *page = ptr;
+	unsigned int pos;
+
+	if (!value) {
+		memset(ptr, 0, PAGE_SIZE);
+		return;
+	}
+	for (pos = 0; pos < PAGE_SIZE / sizeof(*page); pos++)
+		page[pos] = value;
+}
+
+/********************************
+ * entries and objects
+ ********************************/
+static struct zcache_bucket *zcache_bucket(struct zcache_pool *pool, u64 oid)
+{
+	return &pool->buckets[hash_64(oid, ilog2(ZCACHE_NR_BUCKETS))];
+}
+
+static void zcache_entry_free(struct zcache_pool *pool, struct zcache_entry *e)
+{
+	if (e->length) {
+		if (pool->kind == ZCACHE_POOL_PERSISTENT)
+			zcs_free(pool->zcs, e->handle);
+		else
+			zcache_zbud_free(pool->zbud, e->handle);
+		zcache_stat_add(pool, ZCACHE_STAT_COMP_BYTES, -(s64)e->length);
+	} else {
+		zcache_stat_add(pool, ZCACHE_STAT_SAME, -1);
+	}
+	zcache_stat_add(pool, ZCACHE_STAT_STORED, -1);
+	kmem_cache_free(zcache_entry_cache, e);
+}
+
+static void zcache_entry_put(struct zcache_pool *pool, struct zcache_entry *e)
+{
+	if (refcount_dec_and_test(&e->ref))
+		zcache_entry_free(pool, e);
+}
+
+static struct zcache_obj *__zcache_obj_find(struct zcache_bucket *b, u64 oid)
+{
+	struct rb_node *n = b->objs.rb_node;
+	struct zcache_obj *obj;
+
+	lockdep_assert_held(&b->lock);
+	while (n) {
+		obj = rb_entry(n, struct zcache_obj, node);
+		if (oid < obj->oid)
+			n = n->rb_left;
+		else if (oid > obj->oid)
+			n = n->rb_right;
+		else
+			return obj;
+	}
+	return NULL;
+}
+
+/* Finds or creates the object; NULL when the allocation fails. */
+static struct zcache_obj *__zcache_obj_get(struct zcache_bucket *b, u64 oid)
+{
+	struct rb_node **link = &b->objs.rb_node, *parent = NULL;
+	struct zcache_obj *obj;
+
+	lockdep_assert_held(&b->lock);
+	while (*link) {
+		parent = *link;
+		obj = rb_entry(parent, struct zcache_obj, node);
+		if (oid < obj->oid)
+			link = &parent->rb_left;
+		else if (oid > obj->oid)
+			link = &parent->rb_right;
+		else
+			return obj;
+	}
+	obj = kmalloc(sizeof(*obj), ZCACHE_GFP);
+	if (!obj)
+		return NULL;
+	obj->oid = oid;
+	xa_init(&obj->pages);
+	rb_link_node(&obj->node, parent, link);
+	rb_insert_color(&obj->node, &b->objs);
+	return obj;
+}
+
+static void __zcache_obj_put_if_empty(struct zcache_bucket *b,
+				      struct zcache_obj *obj)
+{
+	lockdep_assert_held(&b->lock);
+	if (!xa_empty(&obj->pages))
+		return;
+	rb_erase(&obj->node, &b->objs);
+	xa_destroy(&obj->pages);
+	kfree(obj);
+}
+
+static void zcache_lru_del(struct zcache_pool *pool, struct zcache_entry *e)
+{
+	if (pool->kind != ZCACHE_POOL_PERSISTENT)
+		return;
+	spin_lock(&pool->lru_lock);
+	list_del_init(&e->lru);
+	spin_unlock(&pool->lru_lock);
+}
+
+/*
+ * Removes @e from the index (and the LRU).  The caller then drops the
+ * index's reference.  Bucket lock held.
+ */
+static void __zcache_unlink(struct zcache_pool *pool, struct zcache_bucket *b,
+			    struct zcache_obj *obj, struct zcache_entry *e)
+{
+	lockdep_assert_held(&b->lock);
+	xa_erase(&obj->pages, e->index);
+	zcache_lru_del(pool, e);
+	__zcache_obj_put_if_empty(b, obj);
+}
+
+/* Removes the key from the index; returns its entry (a reference) or NULL. */
+static struct zcache_entry *zcache_unlink_key(struct zcache_pool *pool,
+					      u64 oid, pgoff_t index)
+{
+	struct zcache_bucket *b = zcache_bucket(pool, oid);
+	struct zcache_entry *e = NULL;
+	struct zcache_obj *obj;
+
+	spin_lock(&b->lock);
+	obj = __zcache_obj_find(b, oid);
+	if (obj)
+		e = xa_load(&obj->pages, index);
+	if (e)
+		__zcache_unlink(pool, b, obj, e);
+	spin_unlock(&b->lock);
+	return e;
+}
+
+/* Removes @e from the index if it is still there; true if it was. */
+static bool zcache_unlink_entry(struct zcache_pool *pool,
+				struct zcache_entry *e)
+{
+	struct zcache_bucket *b = zcache_bucket(pool, e->oid);
+	struct zcache_obj *obj;
+	bool unlinked = false;
+
+	spin_lock(&b->lock);
+	obj = __zcache_obj_find(b, e->oid);
+	if (obj && xa_load(&obj->pages, e->index) == e) {
+		__zcache_unlink(pool, b, obj, e);
+		unlinked = true;
+	}
+	spin_unlock(&b->lock);
+	return unlinked;
+}
+
+/* Decompresses @e into @page.  The caller holds a reference on @e. */
+static int zcache_entry_decompress(struct zcache_pool *pool,
+				   struct zcache_entry *e, struct page *page)
+{
+	struct zcache_comp_ctx *ctx;
+	const void *src;
+	void *dst;
+	int err;
+
+	dst = zc_kmap_local(page);
+	if (!e->length) {
+		zcache_fill_page(dst, e->handle);
+		zc_kunmap_local(dst);
+		return 0;
+	}
+	ctx = zcache_comp_get();
+	if (pool->kind == ZCACHE_POOL_PERSISTENT) {
+		src = zcs_read_begin(pool->zcs, e->handle, ctx->copy);
+		err = zcache_comp_decompress(ctx, e->comp, src, e->length, dst);
+		zcs_read_end(pool->zcs, e->handle, src);
+	} else {
+		src = zcache_zbud_map(pool->zbud, e->handle);
+		err = zcache_comp_decompress(ctx, e->comp, src, e->length, dst);
+	}
+	zcache_comp_put(ctx);
+	zc_kunmap_local(dst);
+	return err;
+}
+
+static unsigned long zcache_evict(struct zcache_pool *pool, unsigned long nr);
+
+/********************************
+ * pools
+ ********************************/
+/**
+ * zcache_pool_create - a new tmem pool
+ * @kind: ZCACHE_POOL_PERSISTENT (zcsmalloc) or ZCACHE_POOL_EPHEMERAL (zbud)
+ * @name: for statistics and debugfs
+ * @ops: ->writeback, or NULL (then a full pool refuses stores)
+ * @owner: passed back to @ops
+ *
+ * Context: process, sleeps.  Returns NULL on failure.
+ */
+struct zcache_pool *zcache_pool_create(enum zcache_pool_kind kind,
+				       const char *name,
+				       const struct zcache_pool_ops *ops,
+				       void *owner)
+{
+	struct zcache_pool *pool;
+	unsigned int i;
+
+	if (kind != ZCACHE_POOL_PERSISTENT && kind != ZCACHE_POOL_EPHEMERAL)
+		return NULL;
+	pool = kzalloc(sizeof(*pool), GFP_KERNEL);
+	if (!pool)
+		return NULL;
+	pool->kind = kind;
+	strscpy(pool->name, name ? name : "zcache", sizeof(pool->name));
+	pool->ops = ops;
+	pool->owner = owner;
+	if (kind == ZCACHE_POOL_PERSISTENT)
+		pool->zcs = zcs_create_pool(pool->name);
+	else
+		pool->zbud = zcache_zbud_create();
+	if (!pool->zcs && !pool->zbud) {
+		kfree(pool);
+		return NULL;
+	}
+	for (i = 0; i < ZCACHE_NR_BUCKETS; i++) {
+		spin_lock_init(&pool->buckets[i].lock);
+		pool->buckets[i].objs = RB_ROOT;
+	}
+	spin_lock_init(&pool->lru_lock);
+	INIT_LIST_HEAD(&pool->lru);
+	mutex_init(&pool->wb_mutex);
+	init_waitqueue_head(&pool->wb_wait);
+	atomic_set(&pool->users, 1);
+	init_completion(&pool->gone);
+
+	mutex_lock(&zcache_pools_mutex);
+	list_add_tail_rcu(&pool->list, &zcache_pools);
+	zcache_pools_nr++;
+	mutex_unlock(&zcache_pools_mutex);
+	return pool;
+}
+ZC_EXPORT_SYMBOL(zcache_pool_create);
+
+static void zcache_pool_put(struct zcache_pool *pool)
+{
+	if (atomic_dec_and_test(&pool->users))
+		complete(&pool->gone);
+}
+
+/* Frees the entries of a detached object.  No lock held. */
+static unsigned long zcache_obj_free(struct zcache_pool *pool,
+				     struct zcache_obj *obj)
+{
+	struct zcache_entry *e;
+	unsigned long index, n = 0;
+
+	xa_for_each(&obj->pages, index, e) {
+		zcache_lru_del(pool, e);
+		zcache_entry_put(pool, e);
+		n++;
+	}
+	xa_destroy(&obj->pages);
+	kfree(obj);
+	return n;
+}
+
+/**
+ * zcache_invalidate_pool - drop every page of @pool
+ * @pool: the pool (NULL: nothing)
+ *
+ * Context: process, may sleep.
+ */
+void zcache_invalidate_pool(struct zcache_pool *pool)
+{
+	struct zcache_bucket *b;
+	struct zcache_obj *obj;
+	struct rb_node *n;
+	unsigned int i;
+
+	if (!pool)
+		return;
+	for (i = 0; i < ZCACHE_NR_BUCKETS; i++) {
+		b = &pool->buckets[i];
+		for (;;) {
+			spin_lock(&b->lock);
+			n = rb_first(&b->objs);
+			obj = n ? rb_entry(n, struct zcache_obj, node) : NULL;
+			if (obj)
+				rb_erase(&obj->node, &b->objs);
+			spin_unlock(&b->lock);
+			if (!obj)
+				break;
+			zcache_stat_add(pool, ZCACHE_STAT_INVALIDATES,
+					zcache_obj_free(pool, obj));
+			cond_resched();
+		}
+	}
+}
+ZC_EXPORT_SYMBOL(zcache_invalidate_pool);
+
+/**
+ * zcache_pool_destroy - free a pool and every page in it
+ * @pool: the pool (NULL: nothing)
+ *
+ * Waits for a write-back of the pool in progress.  Context: process.
+ */
+void zcache_pool_destroy(struct zcache_pool *pool)
+{
+	if (!pool)
+		return;
+	mutex_lock(&zcache_pools_mutex);
+	list_del_rcu(&pool->list);
+	zcache_pools_nr--;
+	mutex_unlock(&zcache_pools_mutex);
+	synchronize_rcu();
+	zcache_pool_put(pool);
+	wait_for_completion(&pool->gone);
+	mutex_lock(&pool->wb_mutex);
+	mutex_unlock(&pool->wb_mutex);
+
+	zcache_invalidate_pool(pool);
+	if (pool->zcs)
+		zcs_destroy_pool(pool->zcs);
+	zcache_zbud_destroy(pool->zbud);
+	mutex_destroy(&pool->wb_mutex);
+	kfree(pool);
+}
+ZC_EXPORT_SYMBOL(zcache_pool_destroy);
+
+const char *zcache_pool_name(struct zcache_pool *pool)
+{
+	return pool->name;
+}
+ZC_EXPORT_SYMBOL(zcache_pool_name);
+
+static void zcache_counters_read(struct zcache_counters *c,
+				 struct zcache_stats *s)
+{
+	s->stored_pages = atomic64_read(&c->v[ZCACHE_STAT_STORED]);
+	s->same_filled_pages = atomic64_read(&c->v[ZCACHE_STAT_SAME]);
+	s->compressed_bytes = atomic64_read(&c->v[ZCACHE_STAT_COMP_BYTES]);
+	s->stores = atomic64_read(&c->v[ZCACHE_STAT_STORES]);
+	s->loads = atomic64_read(&c->v[ZCACHE_STAT_LOADS]);
+	s->load_misses = atomic64_read(&c->v[ZCACHE_STAT_LOAD_MISSES]);
+	s->invalidates = atomic64_read(&c->v[ZCACHE_STAT_INVALIDATES]);
+	s->reject_poor_compression = atomic64_read(&c->v[ZCACHE_STAT_REJ_POOR]);
+	s->reject_pool_limit = atomic64_read(&c->v[ZCACHE_STAT_REJ_LIMIT]);
+	s->reject_alloc_fail = atomic64_read(&c->v[ZCACHE_STAT_REJ_ALLOC]);
+	s->reject_compressor = atomic64_read(&c->v[ZCACHE_STAT_REJ_COMP]);
+	s->reject_disabled = atomic64_read(&c->v[ZCACHE_STAT_REJ_DISABLED]);
+	s->written_back = atomic64_read(&c->v[ZCACHE_STAT_WB]);
+	s->writeback_failed = atomic64_read(&c->v[ZCACHE_STAT_WB_FAILED]);
+	s->writeback_raced = atomic64_read(&c->v[ZCACHE_STAT_WB_RACED]);
+	s->evicted = atomic64_read(&c->v[ZCACHE_STAT_EVICTED]);
+	s->duplicate = atomic64_read(&c->v[ZCACHE_STAT_DUPLICATE]);
+}
+
+/**
+ * zcache_pool_stats - a snapshot of @pool's counters
+ * @pool: the pool
+ * @stats: filled in
+ *
+ * Context: any.
+ */
+void zcache_pool_stats(struct zcache_pool *pool, struct zcache_stats *stats)
+{
+	zcache_counters_read(&pool->stats, stats);
+	stats->pool_pages = zcache_pool_pages(pool);
+}
+ZC_EXPORT_SYMBOL(zcache_pool_stats);
+
+/**
+ * zcache_global_stats - a snapshot of all pools' counters
+ * @stats: filled in
+ *
+ * Context: any.
+ */
+void zcache_global_stats(struct zcache_stats *stats)
+{
+	zcache_counters_read(&zcache_global, stats);
+	stats->pool_pages = zcache_total_pages();
+}
+ZC_EXPORT_SYMBOL(zcache_global_stats);
+
+/* Counts a store a front end refused because it is switched off. */
+void zcache_count_disabled(struct zcache_pool *pool)
+{
+	zcache_stat_inc(pool, ZCACHE_STAT_REJ_DISABLED);
+}
+
+/********************************
+ * store, load, invalidate
+ ********************************/
+/**
+ * zcache_store - store a compressed copy of @page under (@oid, @index)
+ * @pool: the pool
+ * @oid: object id
+ * @index: page index in the object
+ * @page: the page (not changed)
+ *
+ * A copy already stored under the key is dropped first, whatever the
+ * result.  Returns 0, or -E2BIG (compresses too badly), -ENOSPC (pool
+ * limit; shrinking has been kicked), -ENOMEM, -EIO (compressor error),
+ * -EINVAL: the caller must then keep the page elsewhere.
+ *
+ * Context: any but hard irq; never sleeps.
+ */
+int zcache_store(struct zcache_pool *pool, u64 oid, pgoff_t index,
+		 struct page *page)
+{
+	struct zcache_entry *e, *old;
+	struct zcache_comp_ctx *ctx;
+	struct zcache_bucket *b;
+	struct zcache_obj *obj;
+	unsigned int dlen;
+	unsigned long handle;
+	void *src;
+	int err;
+	u8 comp;
+
+	if (!pool || !page)
+		return -EINVAL;
+
+	old = zcache_unlink_key(pool, oid, index);
+	if (old) {
+		zcache_stat_inc(pool, ZCACHE_STAT_DUPLICATE);
+		zcache_entry_put(pool, old);
+	}
+
+	e = kmem_cache_alloc(zcache_entry_cache, ZCACHE_GFP);
+	if (!e) {
+		zcache_stat_inc(pool, ZCACHE_STAT_REJ_ALLOC);
+		return -ENOMEM;
+	}
+	INIT_LIST_HEAD(&e->lru);
+	e->oid = oid;
+	e->index = index;
+	e->comp = ZCACHE_COMP_NONE;
+	e->length = 0;
+	refcount_set(&e->ref, 1);
+
+	src = zc_kmap_local(page);
+	if (READ_ONCE(zcache_same_filled_pages) &&
+	    zcache_page_same_filled(src, &e->handle)) {
+		zc_kunmap_local(src);
+		goto insert;
+	}
+
+	/*
+	 * At the limit, an ephemeral pool makes room by dropping its coldest
+	 * frame (it stays a full LRU cache); others refuse and shrink.
+	 */
+	if (zcache_limit_hit() &&
+	    (pool->kind != ZCACHE_POOL_EPHEMERAL || !zcache_evict(pool, 1))) {
+		zc_kunmap_local(src);
+		zcache_stat_inc(pool, ZCACHE_STAT_REJ_LIMIT);
+		zcache_kick_shrink();
+		err = -ENOSPC;
+		goto out_entry;
+	}
+
+	ctx = zcache_comp_get();
+	err = zcache_comp_compress(ctx, src, &dlen, &comp);
+	zc_kunmap_local(src);
+	if (err) {
+		zcache_comp_put(ctx);
+		zcache_stat_inc(pool, ZCACHE_STAT_REJ_COMP);
+		err = -EIO;
+		goto out_entry;
+	}
+	if (!dlen || dlen > PAGE_SIZE / 100 *
+	    READ_ONCE(zcache_poor_compression_percent) ||
+	    (pool->kind == ZCACHE_POOL_EPHEMERAL &&
+	     dlen > zcache_zbud_max_size())) {
+		zcache_comp_put(ctx);
+		zcache_stat_inc(pool, ZCACHE_STAT_REJ_POOR);
+		err = -E2BIG;
+		goto out_entry;
+	}
+	if (pool->kind == ZCACHE_POOL_PERSISTENT) {
+		handle = zcs_malloc(pool->zcs, dlen, ZCACHE_GFP);
+		err = IS_ERR_VALUE(handle) ? -ENOMEM : 0;
+		if (!err)
+			zcs_write(pool->zcs, handle, ctx->buf, dlen);
+	} else {
+		err = zcache_zbud_alloc(pool->zbud, dlen, ZCACHE_GFP,
+					(unsigned long)e, &handle);
+		if (!err)
+			memcpy(zcache_zbud_map(pool->zbud, handle), ctx->buf,
+			       dlen);
+	}
+	zcache_comp_put(ctx);
+	if (err) {
+		zcache_stat_inc(pool, ZCACHE_STAT_REJ_ALLOC);
+		err = -ENOMEM;
+		goto out_entry;
+	}
+	e->handle = handle;
+	e->length = dlen;
+	e->comp = comp;
+
+insert:
+	zcache_stat_inc(pool, ZCACHE_STAT_STORED);
+	if (e->length)
+		zcache_stat_add(pool, ZCACHE_STAT_COMP_BYTES, e->length);
+	else
+		zcache_stat_inc(pool, ZCACHE_STAT_SAME);
+
+	b = zcache_bucket(pool, oid);
+	spin_lock(&b->lock);
+	obj = __zcache_obj_get(b, oid);
+	old = obj ? xa_store(&obj->pages, index, e, ZCACHE_GFP) : NULL;
+	if (!obj || xa_is_err(old)) {
+		if (obj)
+			__zcache_obj_put_if_empty(b, obj);
+		spin_unlock(&b->lock);
+		zcache_entry_free(pool, e);
+		zcache_stat_inc(pool, ZCACHE_STAT_REJ_ALLOC);
+		return -ENOMEM;
+	}
+	if (old)
+		zcache_lru_del(pool, old);
+	if (pool->kind == ZCACHE_POOL_PERSISTENT) {
+		spin_lock(&pool->lru_lock);
+		list_add(&e->lru, &pool->lru);
+		spin_unlock(&pool->lru_lock);
+	}
+	spin_unlock(&b->lock);
+	if (old) {
+		/* A concurrent store of the same key: the last one wins. */
+		zcache_stat_inc(pool, ZCACHE_STAT_DUPLICATE);
+		zcache_entry_put(pool, old);
+	}
+	zcache_stat_inc(pool, ZCACHE_STAT_STORES);
+	return 0;
+
+out_entry:
+	kmem_cache_free(zcache_entry_cache, e);
+	return err;
+}
+ZC_EXPORT_SYMBOL(zcache_store);
+
+/**
+ * zcache_load - copy the page stored under (@oid, @index) into @page
+ * @pool: the pool
+ * @oid: object id
+ * @index: page index
+ * @page: destination
+ * @invalidate: drop the key after a successful load
+ *
+ * Returns 0, -ENOENT (not stored), -EIO (stored data does not decompress:
+ * the key is dropped), -EINVAL.
+ *
+ * Context: any but hard irq; never sleeps.
+ */
+int zcache_load(struct zcache_pool *pool, u64 oid, pgoff_t index,
+		struct page *page, bool invalidate)
+{
+	struct zcache_bucket *b;
+	struct zcache_entry *e = NULL;
+	struct zcache_obj *obj;
+	int err;
+
+	if (!pool || !page)
+		return -EINVAL;
+	b = zcache_bucket(pool, oid);
+	spin_lock(&b->lock);
+	obj = __zcache_obj_find(b, oid);
+	if (obj)
+		e = xa_load(&obj->pages, index);
+	if (!e) {
+		spin_unlock(&b->lock);
+		zcache_stat_inc(pool, ZCACHE_STAT_LOAD_MISSES);
+		return -ENOENT;
+	}
+	if (invalidate) {
+		/* The index's reference becomes ours. */
+		__zcache_unlink(pool, b, obj, e);
+	} else {
+		refcount_inc(&e->ref);
+		if (pool->kind == ZCACHE_POOL_PERSISTENT) {
+			spin_lock(&pool->lru_lock);
+			/* Not on the LRU: being written back, leave it. */
+			if (!list_empty(&e->lru))
+				list_move(&e->lru, &pool->lru);
+			spin_unlock(&pool->lru_lock);
+		}
+	}
+	spin_unlock(&b->lock);
+
+	err = zcache_entry_decompress(pool, e, page);
+	if (err) {
+		pr_err_ratelimited("pool %s: page %llu:%lu does not decompress (%d)\n",
+				   pool->name, oid, index, err);
+		if (!invalidate && zcache_unlink_entry(pool, e))
+			zcache_entry_put(pool, e);
+		zcache_entry_put(pool, e);
+		return -EIO;
+	}
+	zcache_entry_put(pool, e);
+	zcache_stat_inc(pool, ZCACHE_STAT_LOADS);
+	if (invalidate)
+		zcache_stat_inc(pool, ZCACHE_STAT_INVALIDATES);
+	return 0;
+}
+ZC_EXPORT_SYMBOL(zcache_load);
+
+/**
+ * zcache_invalidate - drop the page stored under (@oid, @index), if any
+ * @pool: the pool (NULL: nothing)
+ * @oid: object id
+ * @index: page index
+ *
+ * Context: any but hard irq; never sleeps.
+ */
+void zcache_invalidate(struct zcache_pool *pool, u64 oid, pgoff_t index)
+{
+	struct zcache_entry *e;
+
+	if (!pool)
+		return;
+	e = zcache_unlink_key(pool, oid, index);
+	if (!e)
+		return;
+	zcache_stat_inc(pool, ZCACHE_STAT_INVALIDATES);
+	zcache_entry_put(pool, e);
+}
+ZC_EXPORT_SYMBOL(zcache_invalidate);
+
+/**
+ * zcache_invalidate_object - drop every page of object @oid
+ * @pool: the pool (NULL: nothing)
+ * @oid: object id
+ *
+ * Context: any but hard irq; never sleeps.
+ */
+void zcache_invalidate_object(struct zcache_pool *pool, u64 oid)
+{
+	struct zcache_bucket *b;
+	struct zcache_obj *obj;
+
+	if (!pool)
+		return;
+	b = zcache_bucket(pool, oid);
+	spin_lock(&b->lock);
+	obj = __zcache_obj_find(b, oid);
+	if (obj)
+		rb_erase(&obj->node, &b->objs);
+	spin_unlock(&b->lock);
+	if (obj)
+		zcache_stat_add(pool, ZCACHE_STAT_INVALIDATES,
+				zcache_obj_free(pool, obj));
+}
+ZC_EXPORT_SYMBOL(zcache_invalidate_object);
+
+/********************************
+ * write-back and eviction
+ ********************************/
+static bool zcache_wb_busy(struct zcache_pool *pool, u64 oid, pgoff_t index)
+{
+	bool busy;
+
+	spin_lock(&pool->lru_lock);
+	busy = pool->wb_active && pool->wb_oid == oid &&
+	       pool->wb_index == index;
+	spin_unlock(&pool->lru_lock);
+	return busy;
+}
+
+/**
+ * zcache_writeback_wait - wait until (@oid, @index) is not being written back
+ * @pool: the pool
+ * @oid: object id
+ * @index: page index
+ *
+ * Context: process, sleeps.
+ */
+void zcache_writeback_wait(struct zcache_pool *pool, u64 oid, pgoff_t index)
+{
+	if (!pool)
+		return;
+	wait_event(pool->wb_wait, !zcache_wb_busy(pool, oid, index));
+}
+ZC_EXPORT_SYMBOL(zcache_writeback_wait);
+
+/*
+ * Writes back the coldest entry.  Returns 1 when one was written back and
+ * freed, 0 when one was tried without freeing anything, -ENOENT when the
+ * LRU is empty.  Under pool->wb_mutex.
+ */
+static int zcache_writeback_one(struct zcache_pool *pool, struct page *page)
+{
+	struct zcache_bucket *b;
+	struct zcache_entry *e, *cur = NULL;
+	struct zcache_obj *obj;
+	bool unlinked = false;
+	int err;
+
+	lockdep_assert_held(&pool->wb_mutex);
+	spin_lock(&pool->lru_lock);
+	if (list_empty(&pool->lru)) {
+		spin_unlock(&pool->lru_lock);
+		return -ENOENT;
+	}
+	e = list_last_entry(&pool->lru, struct zcache_entry, lru);
+	refcount_inc(&e->ref);
+	list_del_init(&e->lru);
+	pool->wb_active = true;
+	pool->wb_oid = e->oid;
+	pool->wb_index = e->index;
+	spin_unlock(&pool->lru_lock);
+
+	err = zcache_entry_decompress(pool, e, page);
+	if (!err)
+		err = pool->ops->writeback(pool, pool->owner, e->oid, e->index,
+					   page);
+
+	b = zcache_bucket(pool, e->oid);
+	spin_lock(&b->lock);
+	obj = __zcache_obj_find(b, e->oid);
+	if (obj)
+		cur = xa_load(&obj->pages, e->index);
+	if (cur == e && !err) {
+		__zcache_unlink(pool, b, obj, e);
+		unlinked = true;
+	} else if (cur == e) {
+		/* Keep it, warm, so that the next attempt tries another. */
+		spin_lock(&pool->lru_lock);
+		list_add(&e->lru, &pool->lru);
+		spin_unlock(&pool->lru_lock);
+	}
+	spin_unlock(&b->lock);
+
+	spin_lock(&pool->lru_lock);
+	pool->wb_active = false;
+	spin_unlock(&pool->lru_lock);
+	wake_up_all(&pool->wb_wait);
+
+	if (err)
+		zcache_stat_inc(pool, ZCACHE_STAT_WB_FAILED);
+	else if (unlinked)
+		zcache_stat_inc(pool, ZCACHE_STAT_WB);
+	else
+		zcache_stat_inc(pool, ZCACHE_STAT_WB_RACED);
+	if (unlinked)
+		zcache_entry_put(pool, e);
+	zcache_entry_put(pool, e);
+	return unlinked ? 1 : 0;
+}
+
+static long __zcache_pool_writeback(struct zcache_pool *pool,
+				    unsigned long nr, struct page *page)
+{
+	unsigned long tried;
+	long done = 0;
+	int ret;
+
+	mutex_lock(&pool->wb_mutex);
+	for (tried = 0; tried < nr; tried++) {
+		ret = zcache_writeback_one(pool, page);
+		if (ret < 0)
+			break;
+		done += ret;
+		cond_resched();
+	}
+	mutex_unlock(&pool->wb_mutex);
+	return done;
+}
+
+/**
+ * zcache_pool_writeback - write back up to @nr of the coldest pages now
+ * @pool: a persistent pool with ->writeback
+ * @nr: how many pages to try
+ *
+ * Returns how many were written back and freed, -EOPNOTSUPP (no
+ * ->writeback) or -ENOMEM.  Context: process, sleeps.
+ */
+long zcache_pool_writeback(struct zcache_pool *pool, unsigned long nr)
+{
+	struct page *page;
+	long done;
+
+	if (!pool || pool->kind != ZCACHE_POOL_PERSISTENT ||
+	    !pool->ops || !pool->ops->writeback)
+		return -EOPNOTSUPP;
+	page = alloc_page(GFP_KERNEL);
+	if (!page)
+		return -ENOMEM;
+	done = __zcache_pool_writeback(pool, nr, page);
+	__free_page(page);
+	return done;
+}
+ZC_EXPORT_SYMBOL(zcache_pool_writeback);
+
+struct zcache_evict_batch {
+	struct zcache_entry *e[2];
+	int n;
+};
+
+/* Under the zbud pool lock: the entry's memory is valid, maybe dying. */
+static bool zcache_evict_grab(unsigned long priv, void *arg)
+{
+	struct zcache_evict_batch *batch = arg;
+	struct zcache_entry *e = (struct zcache_entry *)priv;
+
+	if (batch->n >= ARRAY_SIZE(batch->e) || !refcount_inc_not_zero(&e->ref))
+		return false;
+	batch->e[batch->n++] = e;
+	return true;
+}
+
+/*
+ * Evicts up to @nr zbud frames, coldest first.  Returns the entries
+ * dropped.  Any context but hard irq.
+ */
+static unsigned long zcache_evict(struct zcache_pool *pool, unsigned long nr)
+{
+	struct zcache_evict_batch batch;
+	unsigned long done = 0;
+	int i;
+
+	while (nr--) {
+		batch.n = 0;
+		if (zcache_zbud_evict_lru(pool->zbud, zcache_evict_grab,
+					  &batch) < 0)
+			break;
+		for (i = 0; i < batch.n; i++) {
+			struct zcache_entry *e = batch.e[i];
+
+			if (zcache_unlink_entry(pool, e)) {
+				zcache_stat_inc(pool, ZCACHE_STAT_EVICTED);
+				zcache_entry_put(pool, e);
+				done++;
+			}
+			zcache_entry_put(pool, e);
+		}
+	}
+	return done;
+}
+
+#define ZCACHE_SHRINK_POOLS	32
+#define ZCACHE_SHRINK_BATCH	32
+
+/* Takes a reference on up to ZCACHE_SHRINK_POOLS pools. */
+static int zcache_pools_snapshot(struct zcache_pool **snap)
+{
+	struct zcache_pool *pool;
+	int n = 0;
+
+	mutex_lock(&zcache_pools_mutex);
+	list_for_each_entry(pool, &zcache_pools, list) {
+		if (n == ZCACHE_SHRINK_POOLS)
+			break;
+		atomic_inc(&pool->users);
+		snap[n++] = pool;
+	}
+	mutex_unlock(&zcache_pools_mutex);
+	return n;
+}
+
+/*
+ * One shrink pass: ephemeral pages go first (clean page cache is cheap to
+ * drop), then the coldest persistent pages are written back.
+ */
+static unsigned long zcache_shrink_pass(struct page *page)
+{
+	struct zcache_pool *snap[ZCACHE_SHRINK_POOLS];
+	unsigned long done = 0;
+	long ret;
+	int i, n;
+
+	n = zcache_pools_snapshot(snap);
+	for (i = 0; i < n; i++)
+		if (snap[i]->kind == ZCACHE_POOL_EPHEMERAL)
+			done += zcache_evict(snap[i], ZCACHE_SHRINK_BATCH);
+	for (i = 0; i < n && !done && page; i++) {
+		if (snap[i]->kind != ZCACHE_POOL_PERSISTENT ||
+		    !snap[i]->ops || !snap[i]->ops->writeback)
+			continue;
+		ret = __zcache_pool_writeback(snap[i], ZCACHE_SHRINK_BATCH,
+					      page);
+		if (ret > 0)
+			done += ret;
+	}
+	for (i = 0; i < n; i++)
+		zcache_pool_put(snap[i]);
+	return done;
+}
+
+static void zcache_shrink_work_fn(struct work_struct *work)
+{
+	struct page *page = alloc_page(GFP_KERNEL);
+	unsigned long done;
+
+	while (zcache_should_shrink()) {
+		done = zcache_shrink_pass(page);
+		if (!done) {
+			atomic_long_set(&zcache_shrink_request, 0);
+			break;
+		}
+		if (atomic_long_sub_return(done, &zcache_shrink_request) < 0)
+			atomic_long_set(&zcache_shrink_request, 0);
+		cond_resched();
+	}
+	if (page)
+		__free_page(page);
+}
+
+static unsigned long zcache_shrinker_count(struct shrinker *s,
+					   struct shrink_control *sc)
+{
+	struct zcache_pool *pool;
+	unsigned long n = 0;
+
+	rcu_read_lock();
+	list_for_each_entry_rcu(pool, &zcache_pools, list) {
+		if (pool->kind == ZCACHE_POOL_EPHEMERAL ||
+		    (pool->ops && pool->ops->writeback))
+			n += atomic64_read(&pool->stats.v[ZCACHE_STAT_STORED]) -
+			     atomic64_read(&pool->stats.v[ZCACHE_STAT_SAME]);
+	}
+	rcu_read_unlock();
+	return n;
+}
+
+/*
+ * Under memory pressure: ephemeral frames are dropped here and now; the
+ * write-back of persistent pages (I/O) is left to the worker.
+ */
+static unsigned long zcache_shrinker_scan(struct shrinker *s,
+					  struct shrink_control *sc)
+{
+	struct zcache_pool *pool;
+	unsigned long freed = 0;
+
+	rcu_read_lock();
+	list_for_each_entry_rcu(pool, &zcache_pools, list) {
+		if (freed >= sc->nr_to_scan)
+			break;
+		if (pool->kind == ZCACHE_POOL_EPHEMERAL)
+			freed += zcache_evict(pool, sc->nr_to_scan / 2 + 1);
+	}
+	rcu_read_unlock();
+	if (freed < sc->nr_to_scan) {
+		atomic_long_add(sc->nr_to_scan - freed, &zcache_shrink_request);
+		zcache_kick_shrink();
+	}
+	return freed ? freed : SHRINK_STOP;
+}
+
+/********************************
+ * parameters
+ ********************************/
+struct zcache_uint_param {
+	unsigned int *val;
+	unsigned int min, max;
+};
+
+static DEFINE_MUTEX(zcache_param_mutex);
+
+static int zcache_param_uint_set(const char *val, const struct kernel_param *kp)
+{
+	const struct zcache_uint_param *p = kp->arg;
+	unsigned int v;
+
+	if (kstrtouint(val, 0, &v) || v < p->min || v > p->max) {
+		pr_warn("%s: \"%.16s\" is not a number in %u..%u\n",
+			kp->name, val, p->min, p->max);
+		return -EINVAL;
+	}
+	mutex_lock(&zcache_param_mutex);
+	WRITE_ONCE(*p->val, v);
+	mutex_unlock(&zcache_param_mutex);
+	/* A lower limit takes effect now: shrink down to it. */
+	if (zcache_total_pages() >= zcache_limit_pages()) {
+		WRITE_ONCE(zcache_full, true);
+		zcache_kick_shrink();
+	}
+	return 0;
+}
+
+static int zcache_param_uint_get(char *buf, const struct kernel_param *kp)
+{
+	const struct zcache_uint_param *p = kp->arg;
+
+	return sprintf(buf, "%u\n", READ_ONCE(*p->val));
+}
+
+static const struct kernel_param_ops zcache_param_uint_ops = {
+	.set = zcache_param_uint_set,
+	.get = zcache_param_uint_get,
+};
+
+/**
+ * zcache_param_bool_set - a bool parameter, validated, under the mutex
+ * @val: the text written
+ * @kp: the parameter (->arg points to the bool)
+ *
+ * Shared with the front ends.
+ */
+int zcache_param_bool_set(const char *val, const struct kernel_param *kp)
+{
+	bool v;
+
+	if (!val || kstrtobool(val, &v)) {
+		pr_warn("%s: \"%.16s\" is not a boolean (Y/N/1/0)\n",
+			kp->name, val ? val : "");
+		return -EINVAL;
+	}
+	mutex_lock(&zcache_param_mutex);
+	WRITE_ONCE(*(bool *)kp->arg, v);
+	mutex_unlock(&zcache_param_mutex);
+	return 0;
+}
+
+const struct kernel_param_ops zcache_param_bool_ops = {
+	.set = zcache_param_bool_set,
+	.get = param_get_bool,
+};
+
+static struct zcache_uint_param zcache_max_pool_param = {
+	&zcache_max_pool_percent, 1, 90,
+};
+
+static struct zcache_uint_param zcache_accept_param = {
+	&zcache_accept_threshold_percent, 1, 100,
+};
+
+static struct zcache_uint_param zcache_poor_param = {
+	&zcache_poor_compression_percent, 10, 100,
+};
+
+module_param_cb(max_pool_percent, &zcache_param_uint_ops,
+		&zcache_max_pool_param, 0644);
+MODULE_PARM_DESC(max_pool_percent, "all pools together at most this percent of RAM (1..90, default 20)");
+module_param_cb(accept_threshold_percent, &zcache_param_uint_ops,
+		&zcache_accept_param, 0644);
+MODULE_PARM_DESC(accept_threshold_percent, "after the limit is hit, accept again below this percent of it (1..100, default 90)");
+module_param_cb(poor_compression_percent, &zcache_param_uint_ops,
+		&zcache_poor_param, 0644);
+MODULE_PARM_DESC(poor_compression_percent, "refuse pages compressing to more than this percent of a page (10..100, default 75)");
+module_param_cb(same_filled_pages, &zcache_param_bool_ops,
+		&zcache_same_filled_pages, 0644);
+MODULE_PARM_DESC(same_filled_pages, "store pages repeating one word as that word (default Y)");
+
+/**
+ * zcache_test_set_limit_pages - test hook: the pool limit in pages
+ * @pages: the limit, 0 to go back to max_pool_percent
+ *
+ * Returns the previous override.
+ */
+unsigned long zcache_test_set_limit_pages(unsigned long pages)
+{
+	unsigned long old = xchg(&zcache_limit_override, pages);
+
+	WRITE_ONCE(zcache_full, false);
+	return old;
+}
+ZC_EXPORT_SYMBOL(zcache_test_set_limit_pages);
+
+/********************************
+ * debugfs helper
+ ********************************/
+void zcache_pools_show(struct seq_file *m)
+{
+	struct zcache_pool *pool;
+	struct zcache_stats s;
+
+	seq_printf(m, "%-24s %-10s %10s %10s %12s %10s %10s %10s %10s\n",
+		   "pool", "kind", "stored", "same", "comp_bytes", "pages",
+		   "wb", "evicted", "rej_limit");
+	mutex_lock(&zcache_pools_mutex);
+	list_for_each_entry(pool, &zcache_pools, list) {
+		zcache_pool_stats(pool, &s);
+		seq_printf(m, "%-24s %-10s %10llu %10llu %12llu %10llu %10llu %10llu %10llu\n",
+			   pool->name,
+			   pool->kind == ZCACHE_POOL_PERSISTENT ?
+			   "persistent" : "ephemeral",
+			   s.stored_pages, s.same_filled_pages,
+			   s.compressed_bytes, s.pool_pages, s.written_back,
+			   s.evicted, s.reject_pool_limit);
+	}
+	mutex_unlock(&zcache_pools_mutex);
+}
+
+/********************************
+ * init
+ ********************************/
+int zcache_tmem_init(void)
+{
+	zcache_entry_cache = KMEM_CACHE(zcache_entry, 0);
+	if (!zcache_entry_cache)
+		return -ENOMEM;
+	INIT_WORK(&zcache_shrink_work, zcache_shrink_work_fn);
+	zcache_shrinker = zc_shrinker_create("zcache", zcache_shrinker_count,
+					     zcache_shrinker_scan, NULL);
+	if (!zcache_shrinker)
+		pr_warn("no shrinker: pools shrink only at their limit\n");
+	WRITE_ONCE(zcache_tmem_ready, true);
+	return 0;
+}
+
+void zcache_tmem_exit(void)
+{
+	WRITE_ONCE(zcache_tmem_ready, false);
+	zc_shrinker_destroy(zcache_shrinker);
+	cancel_work_sync(&zcache_shrink_work);
+	WARN_ON(!list_empty(&zcache_pools));
+	kmem_cache_destroy(zcache_entry_cache);
+}
