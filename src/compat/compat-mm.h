@@ -172,31 +172,31 @@ struct zc_movable {
 	struct inode *inode;
 };
 
-#define ZC_DEFINE_MOVABLE(name, isolate, migrate, putback)		\
-	static int name##_migratepage(struct address_space *mapping,	\
+#define ZC_DEFINE_MOVABLE(zcmv, isolate, migrate, putback)		\
+	static int zcmv##_migratepage(struct address_space *mapping,	\
 				      struct page *newpage,		\
 				      struct page *page,		\
 				      enum migrate_mode mode)		\
 	{								\
 		return migrate(newpage, page, mode);			\
 	}								\
-	static const struct address_space_operations name##_aops = {	\
+	static const struct address_space_operations zcmv##_aops = {	\
 		.isolate_page = isolate,				\
-		.migratepage = name##_migratepage,			\
+		.migratepage = zcmv##_migratepage,			\
 		.putback_page = putback,				\
 	};								\
-	static int name##_init_fs_context(struct fs_context *fc)	\
+	static int zcmv##_init_fs_context(struct fs_context *fc)	\
 	{								\
 		return init_pseudo(fc, ZC_MOVABLE_MAGIC) ? 0 : -ENOMEM; \
 	}								\
-	static struct file_system_type name##_fs = {			\
+	static struct file_system_type zcmv##_fs = {			\
 		.name = KBUILD_MODNAME "_movable",			\
-		.init_fs_context = name##_init_fs_context,		\
+		.init_fs_context = zcmv##_init_fs_context,		\
 		.kill_sb = kill_anon_super,				\
 	};								\
-	static struct zc_movable name = {				\
-		.aops = &name##_aops,					\
-		.fs_type = &name##_fs,					\
+	static struct zc_movable zcmv = {				\
+		.aops = &zcmv##_aops,					\
+		.fs_type = &zcmv##_fs,					\
 	}
 
 static inline int zc_movable_init(struct zc_movable *m)
