@@ -76,6 +76,17 @@ zc_need_cmd mkfs.ext4 e2fsprogs
 [ "$install" != cloud ] || zc_need_cmd cloud-localds cloud-image-utils
 
 t0=$SECONDS
+kver=
+# fail_early REASON: a run that cannot boot still gets its result line.
+fail_early() {
+	local line
+	line=$(printf '%s\t%s\t%s\t0\t0\t0\t%s\tFAIL\t%s' "$suite" "${kver:-?}" \
+		"$install${flavour:+-$flavour}" "$((SECONDS - t0))" "$1")
+	echo "$line" >"$logdir/summary.tsv"
+	zc_log "run $name: FAIL: $1"
+	echo "$line"
+	exit 1
+}
 name=${name:-$suite-$install${flavour:+-$flavour}-$(date +%Y%m%d-%H%M%S)}
 logdir=$ZC_CACHE/logs/$name
 share=$ZC_CACHE/results/$name
@@ -90,11 +101,11 @@ zc_log "run $name: suite $suite, install $install${flavour:+, kernel flavour $fl
 if [ "$install" != none ]; then
 	if [ "$install" = rpm ]; then
 		rpmf=$(ls -t "$pkgdir"/zcache-dkms-*.noarch.rpm 2>/dev/null | head -n 1 || true)
-		[ -n "$rpmf" ] || zc_die "no zcache-dkms-*.noarch.rpm in $pkgdir (make rpm)"
+		[ -n "$rpmf" ] || fail_early "no zcache-dkms-*.noarch.rpm in $pkgdir (make rpm)"
 		ln "$rpmf" "$work/pkg/" 2>/dev/null || cp "$rpmf" "$work/pkg/"
 	else
 		deb=$(ls -t "$pkgdir"/zcache-dkms_*_all.deb 2>/dev/null | head -n 1 || true)
-		[ -n "$deb" ] || zc_die "no zcache-dkms_*_all.deb in $pkgdir (make deb)"
+		[ -n "$deb" ] || fail_early "no zcache-dkms_*_all.deb in $pkgdir (make deb)"
 		ver=${deb##*/zcache-dkms_}; ver=${ver%_all.deb}
 		cp "$deb" "$work/pkg/"
 		[ ! -f "$pkgdir/zcache-utils_${ver}_all.deb" ] || cp "$pkgdir/zcache-utils_${ver}_all.deb" "$work/pkg/"
@@ -107,14 +118,21 @@ img_args=()
 [ "$install" != fast ] || img_args+=(--debs "$work/pkg")
 [ -z "$flavour" ] || img_args+=(--kernel-flavour "$flavour")
 tb=$SECONDS
-image=$("$here/image.sh" "${img_args[@]}" "$suite") || zc_die "no image"
+if ! image=$("$here/image.sh" "${img_args[@]}" "$suite" 2>"$logdir/image.err"); then
+	cat "$logdir/image.err" >&2
+	if grep -q 'PACKAGE INSTALL FAILED' "$logdir/image.err"; then
+		fail_early "package install failed in the image chroot: $(grep -m1 -E '^Error!|^E: ' "$logdir/image.err" | cut -c1-120) (log $ZC_CACHE/logs/image-$suite-*.failed.log)"
+	fi
+	fail_early "image build failed: $(tail -n 1 "$logdir/image.err")"
+fi
+cat "$logdir/image.err" >&2
 build_s=$((SECONDS - tb))
 if [ -n "$flavour" ]; then
 	kver=$(grep -- "-$flavour-amd64\$" "$image/kernels.txt" | sort -V | tail -n 1 || true)
 else
 	kver=$(grep -v -E -- '-(cloud|rt)-amd64$' "$image/kernels.txt" | sort -V | tail -n 1 || true)
 fi
-[ -n "$kver" ] || zc_die "no ${flavour:-standard} kernel in $image"
+[ -n "$kver" ] || fail_early "no ${flavour:-standard} kernel in $image"
 # Hard links: a newer image may replace this one while we wait for the lock.
 for f in disk.qcow2 "vmlinuz-$kver" "initrd.img-$kver" "config-$kver"; do
 	ln "$image/$f" "$work/$f" 2>/dev/null || cp "$image/$f" "$work/$f"
@@ -211,7 +229,7 @@ tq=$SECONDS
   echo "$rc" >"$logdir/qemu.rc" ) &
 qpid=$!
 # Progress: the guest's "zc-guest:"/"zc-run:" lines from the serial console.
-tail -n +1 -F --pid="$qpid" "$logdir/console.log" 2>/dev/null | tr -d '\r' |
+tail -n +1 -F --pid="$qpid" "$logdir/console.log" 2>/dev/null | sed -u 's/\r//g' |
 	grep -a --line-buffered -o -E 'zc-(guest|run): .*' | sed -u 's/^/    | /' >&2 &
 wait "$qpid" || true
 wait || true

@@ -1,0 +1,54 @@
+# SPDX-License-Identifier: GPL-2.0
+# VM harness targets; included by the top-level Makefile.  See vm/README.md.
+
+SUITE ?= bookworm
+INSTALL ?= fast
+# More vm/run.sh options, e.g. VM_ARGS="--mem 2048 --only '0*'".
+VM_ARGS ?=
+# The matrix runs short (ZC_QUICK=1 in the guests) unless QUICK=0.
+QUICK ?= 1
+ZC_VM_SUITES := bullseye bookworm trixie sid
+vm_pkg_target = $(if $(filter rpm,$(1)),rpm,$(if $(filter none,$(1)),,deb))
+
+.PHONY: vm-image vm-test vm-matrix vm-upgrade-test vm-harness-catch \
+	vm-fixture vm-fixture-test vm-clean-images
+
+## vm-image        build (or reuse) the test image of SUITE=<suite>
+vm-image:
+	vm/image.sh $(SUITE)
+
+## vm-test         SUITE=<suite> [INSTALL=fast|cloud|rpm|none]: build the
+##                 package, boot the suite's VM, install it, run the guest
+##                 suites; prints a table (VM_ARGS= more vm/run.sh options)
+vm-test: $(call vm_pkg_target,$(INSTALL))
+	vm/matrix.sh --install $(INSTALL) $(VM_ARGS) $(SUITE)
+
+## vm-matrix       vm-test on all four suites, one after the other
+##                 (INSTALL=fast by default; QUICK=0 for the long tests)
+vm-matrix: $(call vm_pkg_target,$(INSTALL))
+	vm/matrix.sh --install $(INSTALL) $(if $(filter 1,$(QUICK)),--quick) $(VM_ARGS) $(ZC_VM_SUITES)
+
+## vm-upgrade-test kernel upgrade: bookworm with the package, then the -cloud
+##                 kernel (DKMS must build for it by itself); boot it and load
+##                 the modules
+vm-upgrade-test: deb
+	vm/matrix.sh --install fast --kernel-flavour cloud $(VM_ARGS) bookworm
+
+## vm-harness-catch  prove the harness fails runs: a test forced to fail
+##                 (ZC_FORCE_FAIL), a kernel WARNING, a timeout
+vm-harness-catch:
+	vm/harness-catch.sh $(SUITE)
+
+## vm-fixture-test the harness's own install paths with a stand-in package
+##                 (vm/fixture): fast, cloud, rpm and the kernel upgrade
+vm-fixture:
+	vm/fixture/build.sh
+vm-fixture-test: vm-fixture
+	vm/matrix.sh --pkg-dir $(ZC_CACHE)/pkg-fixture --install fast $(SUITE)
+	vm/matrix.sh --pkg-dir $(ZC_CACHE)/pkg-fixture --install cloud $(SUITE)
+	vm/matrix.sh --pkg-dir $(ZC_CACHE)/pkg-fixture --install rpm $(SUITE)
+	vm/matrix.sh --pkg-dir $(ZC_CACHE)/pkg-fixture --install fast --kernel-flavour cloud bookworm
+
+## vm-clean-images remove the cached test images (not the rootfs trees)
+vm-clean-images:
+	rm -rf $(ZC_CACHE)/images

@@ -72,7 +72,8 @@ suites=()
 # 1. Workloads.
 shopt -s nullglob
 wl=("$ZC_TESTS"/workloads/*.c)
-if [ ${#wl[@]} -gt 0 ]; then
+# shellcheck disable=SC2053
+if [ ${#wl[@]} -gt 0 ] && { [ -z "${ZC_ONLY:-}" ] || [[ workloads-build == $ZC_ONLY ]]; }; then
 	cat >"$gen/workloads-build.sh" <<'EOS'
 #!/bin/bash
 # Build tests/workloads/*.c with the guest's gcc into $ZC_BIN.

@@ -40,12 +40,30 @@ printf 'datasource_list: [ NoCloud, None ]\n' >/etc/cloud/cloud.cfg.d/90-zcache-
 # 9p for the shares (a module on Debian's standard kernels).
 printf '9pnet_virtio\n9p\n' >/etc/modules-load.d/zcache-9p.conf
 
+dkms_logs() {
+	local f
+	for f in /var/lib/dkms/*/*/build/make.log /var/lib/dkms/*/*/*/*/log/make.log; do
+		[ -f "$f" ] || continue
+		step "DKMS build log $f (last 60 lines)"
+		tail -n 60 "$f"
+	done
+}
+
 apt_install() {
-	if ! apt-get install -y --no-install-recommends "$@"; then
-		step "apt-get install failed offline; apt-get update and retry"
+	local rc=0
+	{ apt-get install -y --no-install-recommends "$@" && echo 0 >/tmp/zc-apt.rc || echo $? >/tmp/zc-apt.rc; } 2>&1 |
+		tee /tmp/zc-apt.out
+	rc=$(cat /tmp/zc-apt.rc)
+	[ "$rc" != 0 ] || return 0
+	# Missing dependencies need the archive's lists (dropped by mmdebstrap).
+	if grep -q -E 'Unable to locate|unmet dependencies|has no installation candidate' /tmp/zc-apt.out; then
+		step "apt-get install needs the archive: apt-get update and retry"
 		apt-get update -q
-		apt-get install -y --no-install-recommends "$@"
+		apt-get install -y --no-install-recommends "$@" && return 0
 	fi
+	dkms_logs
+	step "PACKAGE INSTALL FAILED"
+	return 1
 }
 
 if [ "$debs" = 1 ]; then
