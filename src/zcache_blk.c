@@ -939,6 +939,40 @@ static ssize_t zcache_blk_writeback_store(struct device *d, struct device_attrib
 }
 ZCACHE_BLK_ATTR_RW(writeback);
 
+/* Write back up to N of the coldest pages now (1 to 1M at a time). */
+static ssize_t zcache_blk_writeback_pages_store(struct device *d,
+						struct device_attribute *attr,
+						const char *buf, size_t len)
+{
+	struct zcache_blk_dev *dev = zcache_blk_dev_of(d);
+	unsigned int nr;
+	long done;
+
+	if (kstrtouint(buf, 10, &nr) || nr == 0 || nr > (1U << 20)) {
+		pr_warn("%s: writeback_pages: '%.*s' is not a number from 1 to %u\n",
+			zcache_blk_name(dev), zcache_blk_arglen(buf), buf,
+			1U << 20);
+		return -EINVAL;
+	}
+	mutex_lock(&dev->lock);
+	if (!zcache_blk_initialized(dev) || !dev->backing.bdev) {
+		mutex_unlock(&dev->lock);
+		pr_warn("%s: writeback_pages: needs a backing device and a disksize\n",
+			zcache_blk_name(dev));
+		return -EINVAL;
+	}
+	/* dev->lock keeps the pool alive; the I/O path does not take it. */
+	done = zcache_pool_writeback(dev->pool, nr);
+	mutex_unlock(&dev->lock);
+	if (done < 0) {
+		pr_warn("%s: writeback_pages: write-back failed: %ld\n",
+			zcache_blk_name(dev), done);
+		return done;
+	}
+	return len;
+}
+ZCACHE_BLK_ATTR_WO(writeback_pages);
+
 /* Tear down: refuse while open, keep opens out meanwhile. */
 static int zcache_blk_claim(struct zcache_blk_dev *dev)
 {
@@ -1084,6 +1118,7 @@ static struct attribute *zcache_blk_attrs[] = {
 	&zcache_blk_attr_disksize.attr,
 	&zcache_blk_attr_backing_dev.attr,
 	&zcache_blk_attr_writeback.attr,
+	&zcache_blk_attr_writeback_pages.attr,
 	&zcache_blk_attr_reset.attr,
 	&zcache_blk_attr_stored_pages.attr,
 	&zcache_blk_attr_same_filled_pages.attr,

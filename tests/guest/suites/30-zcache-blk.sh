@@ -1,0 +1,193 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# 30-zcache-blk: the block-device front end, /dev/zcacheN.
+#   - devices from num_devices and /sys/class/zcache-control/{add,remove};
+#     queue limits (non-rotational, page-sized blocks, discard)
+#   - data written through /dev/zcache0 reads back byte for byte: same-filled,
+#     compressible and incompressible pages; RAM-only, an incompressible
+#     write fails with EIO (never a silent loss)
+#   - discard frees pool entries (stats drop, the range reads as zeroes)
+#   - a backing device ($ZC_SCRATCH_DEV, else a loop device): incompressible
+#     pages and written-back cold pages reach it and read back verified
+#   - swap on /dev/zcache0 over the backing device under a verified memory
+#     workload ($ZC_BIN/memstress) with max_pool_percent=10: the pool,
+#     sampled during the run, never exceeds 10% of RAM and the rest reaches
+#     the backing device
+# KTAP on stdout; commands and their output on stderr.
+set -u
+n=0 failed=0
+ok() { n=$((n + 1)); echo "ok $n $*"; }
+nok() { n=$((n + 1)); failed=1; echo "not ok $n $*"; }
+check() {	# check DESCRIPTION COMMAND...
+	local d=$1; shift
+	echo "+ $*" >&2
+	if "$@" >&2; then ok "$d"; else nok "$d"; fi
+}
+
+PAGE=$(getconf PAGESIZE)
+DEV=/dev/zcache0
+S=/sys/block/zcache0/zcache
+G=/sys/kernel/zcache
+P=/sys/module/zcache/parameters
+W=$(mktemp -d /var/tmp/zc30.XXXXXX)
+loopdev='' sampler=''
+
+st() { cat "$S/$1" 2>/dev/null || echo 0; }
+log_stats() { echo "# $1: $(cat "$S/mm_stat" 2>/dev/null)" >&2; }
+
+cleanup() {
+	[ -z "$sampler" ] || kill "$sampler" 2>/dev/null
+	swapoff "$DEV" 2>/dev/null
+	for r in /sys/block/zcache*/zcache/reset; do
+		[ -e "$r" ] && echo 1 >"$r" 2>/dev/null
+	done
+	[ -z "${old_pool_percent:-}" ] || echo "$old_pool_percent" >"$P/max_pool_percent" 2>/dev/null
+	modprobe -r zcache 2>/dev/null
+	[ -z "$loopdev" ] || losetup -d "$loopdev" 2>/dev/null
+	rm -rf "$W"
+}
+trap cleanup EXIT
+
+# wpages FILE PAGE: write FILE at page PAGE of /dev/zcache0, direct I/O.
+wpages() { dd if="$1" of="$DEV" bs="$PAGE" seek="$2" oflag=direct conv=notrunc status=none; }
+# rpages PAGE COUNT OUT: read back, direct I/O.
+rpages() { dd if="$DEV" of="$3" bs="$PAGE" skip="$1" count="$2" iflag=direct status=none; }
+# verify FILE PAGE: what is at PAGE is FILE.
+verify() {
+	local pages=$(( $(stat -c %s "$1") / PAGE ))
+	rpages "$2" "$pages" "$W/readback" && cmp "$1" "$W/readback"
+}
+# setup SIZE [BACKING]: configure zcache0 from scratch.
+setup() {
+	echo 1 >"$S/reset" || return 1
+	if [ -n "${2:-}" ]; then echo "$2" >"$S/backing_dev" || return 1; fi
+	echo "$1" >"$S/disksize"
+}
+
+echo "TAP version 13"
+if [ "${ZC_INSTALL:-}" = none ]; then
+	echo "1..0 # SKIP no package installed (ZC_INSTALL=none)"
+	exit 4
+fi
+echo "1..21"
+
+# --- devices and queue ---------------------------------------------------
+modprobe -r zcache 2>/dev/null
+check "modprobe zcache num_devices=2 creates zcache0 and zcache1" \
+	sh -c 'modprobe zcache num_devices=2 && udevadm settle; test -b /dev/zcache0 && test -b /dev/zcache1 && test -d /sys/block/zcache1/zcache'
+check "queue: non-rotational, ${PAGE}-byte blocks, discard granularity $PAGE" \
+	sh -c "q=/sys/block/zcache0/queue; grep -qx 0 \$q/rotational && grep -qx $PAGE \$q/logical_block_size && grep -qx $PAGE \$q/physical_block_size && grep -qx $PAGE \$q/discard_granularity"
+check "disksize 64M: the device is 64 MiB" \
+	sh -c "echo 64M >$S/disksize && grep -qx 67108864 $S/disksize && test \$(blockdev --getsize64 $DEV) = 67108864"
+
+# --- data, RAM only --------------------------------------------------------
+head -c $((64 * PAGE)) /dev/zero >"$W/zero"
+head -c $((64 * PAGE)) /dev/zero | tr '\0' '\245' >"$W/same"
+i=0; while [ $i -lt 4000 ]; do echo "zcache line $i: the quick brown fox $((i * 7919 % 10007)) jumps"; i=$((i + 1)); done |
+	head -c $((64 * PAGE)) >"$W/text"
+head -c $((256 * PAGE)) /dev/urandom >"$W/random"
+
+check "same-filled pages (zeroes, 0xa5) read back" \
+	sh -c "$(declare -f wpages rpages verify); PAGE=$PAGE DEV=$DEV W=$W; wpages $W/zero 0 && wpages $W/same 64 && verify $W/zero 0 && verify $W/same 64"
+check "compressible pages read back" \
+	sh -c "$(declare -f wpages rpages verify); PAGE=$PAGE DEV=$DEV W=$W; wpages $W/text 128 && verify $W/text 128"
+log_stats "after RAM-only writes"
+check "stats: stored, same-filled and compressed bytes counted" \
+	sh -c "test $(st stored_pages) -ge 192 && test $(st same_filled_pages) -ge 64 && test $(st compressed_bytes) -gt 0 && test $(st pool_pages) -gt 0"
+# Without a backing device a page the pool refuses must fail, not vanish.
+if wpages "$W/random" 1024 2>"$W/err"; then
+	nok "RAM only: an incompressible write fails with EIO # it succeeded"
+else
+	cat "$W/err" >&2
+	if grep -q "Input/output error" "$W/err" && [ "$(st failed_writes)" -gt 0 ]; then
+		ok "RAM only: an incompressible write fails with EIO"
+	else
+		nok "RAM only: an incompressible write fails with EIO # failed_writes=$(st failed_writes)"
+	fi
+fi
+before=$(st stored_pages)
+check "discard frees pool entries and the range reads as zeroes" \
+	sh -c "blkdiscard -o $((128 * PAGE)) -l $((64 * PAGE)) $DEV && test \$(cat $S/stored_pages) -le $((before - 64)) && dd if=$DEV bs=$PAGE skip=128 count=64 iflag=direct status=none | cmp - $W/zero"
+log_stats "after discard"
+
+# --- backing device --------------------------------------------------------
+if [ -n "${ZC_SCRATCH_DEV:-}" ] && [ -b "$ZC_SCRATCH_DEV" ]; then
+	backing=$(readlink -f "$ZC_SCRATCH_DEV")
+	wipefs -a "$backing" >/dev/null 2>&1
+else
+	truncate -s 1G "$W/backing.img"
+	loopdev=$(losetup -f --show "$W/backing.img")
+	backing=$loopdev
+fi
+bsize=$(blockdev --getsize64 "$backing")
+echo "# backing device $backing, $bsize bytes" >&2
+check "backing_dev $backing, disksize 128M" \
+	sh -c "$(declare -f setup); S=$S; setup 128M $backing && grep -qx $backing $S/backing_dev"
+check "incompressible pages go to the backing device and read back" \
+	sh -c "$(declare -f wpages rpages verify); PAGE=$PAGE DEV=$DEV W=$W; wpages $W/random 0 && verify $W/random 0 && test \$(cat $S/backing_writes_incompressible) -ge 200 && test \$(cat $S/backing_reads) -ge 200"
+check "compressible pages stay in the pool" \
+	sh -c "$(declare -f wpages rpages verify); PAGE=$PAGE DEV=$DEV W=$W; wpages $W/text 512 && wpages $W/same 576 && verify $W/text 512 && test \$(cat $S/stored_pages) -ge 128"
+check "writeback_pages: cold pages are written back and read back from the backing device" \
+	sh -c "$(declare -f wpages rpages verify); PAGE=$PAGE DEV=$DEV W=$W; echo 4096 >$S/writeback_pages && test \$(cat $S/written_back_pages) -gt 0 && test \$(cat $S/backing_writes_writeback) -gt 0 && verify $W/text 512 && verify $W/same 576 && verify $W/random 0"
+log_stats "after write-back"
+check "reset frees the device (disksize 0, backing none)" \
+	sh -c "echo 1 >$S/reset && grep -qx 0 $S/disksize && grep -qx none $S/backing_dev && test \$(blockdev --getsize64 $DEV) = 0"
+
+# --- swap over the backing device under a verified workload ----------------
+mem_kb=$(awk '/^MemTotal:/ {print $2}' /proc/meminfo)
+mem_pages=$((mem_kb * 1024 / PAGE))
+size_mb=$((mem_kb * 13 / 10 / 1024)) passes=2
+[ -z "${ZC_QUICK:-}" ] || { size_mb=$((mem_kb * 11 / 10 / 1024)); passes=1; }
+swap_bytes=$(( bsize / PAGE * PAGE ))
+[ "$swap_bytes" -le $((2 << 30)) ] || swap_bytes=$((2 << 30))
+check "swap: mkswap + swapon -p 100 on $DEV over $backing" \
+	sh -c "$(declare -f setup); S=$S; setup $swap_bytes $backing && mkswap $DEV >/dev/null && swapon -p 100 $DEV && grep -q '^$DEV ' /proc/swaps"
+old_pool_percent=$(cat "$P/max_pool_percent" 2>/dev/null)
+check "max_pool_percent=10" sh -c "echo 10 >$P/max_pool_percent && grep -qx 10 $P/max_pool_percent"
+
+pool_file=$G/pool_pages
+[ -r "$pool_file" ] || pool_file=$S/pool_pages
+: >"$W/samples"
+(while :; do cat "$pool_file" >>"$W/samples" 2>/dev/null; sleep 0.5; done) &
+sampler=$!
+if [ ! -x "$ZC_BIN/memstress" ]; then
+	nok "memstress --size-mb $size_mb --passes $passes: verified workload # $ZC_BIN/memstress is missing"
+else
+	echo "+ $ZC_BIN/memstress --size-mb $size_mb --passes $passes" >&2
+	if "$ZC_BIN/memstress" --size-mb "$size_mb" --passes "$passes" >"$W/memstress.out" 2>&1; then
+		ok "memstress --size-mb $size_mb --passes $passes: every page verified"
+	else
+		nok "memstress --size-mb $size_mb --passes $passes: every page verified # $(tail -n 3 "$W/memstress.out" | tr '\n' ' ')"
+	fi
+	cat "$W/memstress.out" >&2
+	cp "$W/memstress.out" "$ZC_OUT/" 2>/dev/null
+fi
+kill "$sampler" 2>/dev/null; wait "$sampler" 2>/dev/null; sampler=''
+log_stats "after the workload"
+cp "$W/samples" "$ZC_OUT/pool-samples.txt" 2>/dev/null
+for f in "$S"/*; do [ -f "$f" ] && [ -r "$f" ] && echo "# ${f##*/}: $(cat "$f")" >&2; done
+
+max=$(sort -n "$W/samples" | tail -n 1)
+limit=$((mem_pages / 10))
+nsamples=$(wc -l <"$W/samples")
+if [ "$nsamples" -gt 0 ] && [ "${max:-0}" -le "$limit" ]; then
+	ok "pool stayed within 10% of RAM: max $max of $limit pages over $nsamples samples"
+else
+	nok "pool stayed within 10% of RAM: max ${max:-?} of $limit pages over $nsamples samples"
+fi
+bw=$(( $(st backing_writes_incompressible) + $(st backing_writes_pool_full) + $(st backing_writes_writeback) ))
+if [ "$bw" -gt 0 ] && [ "${max:-0}" -gt 0 ]; then
+	ok "the pool held pages and the rest reached the backing device: $bw pages written there"
+else
+	nok "the pool held pages and the rest reached the backing device # pool max ${max:-0}, backing writes $bw"
+fi
+check "swapoff, reset" sh -c "swapoff $DEV && echo 1 >$S/reset"
+
+# --- run-time devices ------------------------------------------------------
+id=$(cat /sys/class/zcache-control/add 2>/dev/null)
+echo "# control/add: '$id'" >&2
+check "zcache-control: add prints a new id, remove deletes it" \
+	sh -c "test -n '$id' && udevadm settle; test -b /dev/zcache$id && echo $id >/sys/class/zcache-control/remove && ! test -e /sys/block/zcache$id"
+check "rmmod zcache" sh -c "echo 1 >$S/reset; modprobe -r zcache && ! test -d /sys/module/zcache"
+exit $failed
