@@ -44,10 +44,10 @@ vm-harness-catch:
 vm-fixture:
 	vm/fixture/build.sh
 vm-fixture-test: vm-fixture
-	vm/matrix.sh --pkg-dir $(ZC_CACHE)/pkg-fixture --install fast $(SUITE)
-	vm/matrix.sh --pkg-dir $(ZC_CACHE)/pkg-fixture --install cloud $(SUITE)
-	vm/matrix.sh --pkg-dir $(ZC_CACHE)/pkg-fixture --install rpm $(SUITE)
-	vm/matrix.sh --pkg-dir $(ZC_CACHE)/pkg-fixture --install fast --kernel-flavour cloud bookworm
+	vm/matrix.sh --pkg-dir $(ZC_CACHE)/pkg-fixture --only '0*' --install fast $(SUITE)
+	vm/matrix.sh --pkg-dir $(ZC_CACHE)/pkg-fixture --only '0*' --install cloud $(SUITE)
+	vm/matrix.sh --pkg-dir $(ZC_CACHE)/pkg-fixture --only '0*' --install rpm $(SUITE)
+	vm/matrix.sh --pkg-dir $(ZC_CACHE)/pkg-fixture --only '0*' --install fast --kernel-flavour cloud bookworm
 
 ## vm-clean-images remove the cached test images (not the rootfs trees)
 vm-clean-images:

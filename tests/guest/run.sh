@@ -177,7 +177,7 @@ for s in "${suites[@]}"; do
 	rm -f "$R/ktap.txt.tail"
 	printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$n" "$status" "$p" "$f" "$skp" "$secs" >>"$R/summary.tsv"
 	say "[$i/$total] $n: $status ($p passed, $f failed, $skp skipped, ${secs}s)${why:+: ${why[*]}}"
-	[ "$status" != fail ] || sed 's/^/zc-run:     /' "$d/ktap.txt" | grep -E '^zc-run: +not ok' >&3
+	[ "$status" != fail ] || sed 's/^/zc-run:     /' "$d/ktap.txt" | grep -E '^zc-run: +not ok' | cut -c1-200 >&3
 	sync
 done
 
@@ -204,7 +204,7 @@ if [ "$all_ok" = 1 ]; then
 	echo "ZC-TESTS-PASSED ${ZC_RUN_ID:-}" >"$R/token"
 	say "all $total suite(s) passed: token written"
 else
-	say "FAILED: $(cut -c1-200 "$R/failures.txt" | paste -sd '|' )"
+	say "FAILED: $(cut -c1-100 "$R/failures.txt" | head -n 5 | paste -sd "|")"
 fi
 # 6. Power off.
 finish 0
