@@ -88,7 +88,7 @@ inner_matrix() {
 		sed -n '/^zcache: feature probes/,/^zcache: enabled:/p' "$log" >/out/probes.txt
 		grep '^zcache: cannot build' "$log" >>/out/probes.txt || true
 		put probes "$(sed -n 's/^zcache: enabled: *//p' "$log" | wc -w)"
-		put warnings "$(grep -E ': (warning|error): ' "$log" |
+		put warnings "$(grep -E ': (warning|error): |^WARNING: ' "$log" |
 			grep -v -E '^(/usr/src/|/lib/modules/)' | wc -l)"
 	fi
 	mods=$(find /lib/modules/"$kver" -path '*/updates/dkms/*' -name 'zc*.ko*' | sort)

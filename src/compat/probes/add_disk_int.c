@@ -5,9 +5,6 @@
  * returned void.
  */
 #include <linux/blkdev.h>
-#if __has_include(<linux/genhd.h>)
-#include <linux/genhd.h>
-#endif
 
 static __maybe_unused int zc_probe(struct gendisk *disk)
 {

@@ -8,7 +8,6 @@
  * config: CONFIG_BLOCK
  */
 #include <linux/blkdev.h>
-#include <linux/genhd.h>
 
 static __maybe_unused struct gendisk *zc_probe(void)
 {
