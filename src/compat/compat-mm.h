@@ -6,8 +6,8 @@
  * Included by compat.h after the probe results (zcache_config.h).
  *
  *   zc_kmap_local(page) / zc_kunmap_local(addr)
- *	kmap_local_page() where it exists (5.11), else kmap_atomic().  The
- *	caller must not sleep in between (kmap_atomic disables preemption).
+ *	kmap_local_page() where it exists (5.11), else (5.10, 64-bit, no
+ *	highmem) page_address().  Callers must not sleep in between.
  *
  *   zc_shrinker_create(name, count, scan, private_data) / _destroy(s)
  *   zc_shrinker_private(struct shrinker *) in the callbacks
@@ -39,9 +39,12 @@
 #ifdef HAVE_KMAP_LOCAL_PAGE
 #define zc_kmap_local(page)	kmap_local_page(page)
 #define zc_kunmap_local(addr)	kunmap_local(addr)
+#elif !defined(CONFIG_HIGHMEM)
+/* 5.10 on 64-bit: every page has a kernel address. */
+#define zc_kmap_local(page)	page_address(page)
+#define zc_kunmap_local(addr)	((void)(addr))
 #else
-#define zc_kmap_local(page)	kmap_atomic(page)
-#define zc_kunmap_local(addr)	kunmap_atomic((void *)(addr))
+#error "zcache needs kmap_local_page() on kernels with CONFIG_HIGHMEM"
 #endif
 
 /* Shrinkers. */

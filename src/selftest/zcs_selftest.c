@@ -495,7 +495,7 @@ static int zcs_test_concurrent(struct zcs_pool *pool)
 	while (atomic_read(&zcs_test_running)) {
 		zcs_compact(pool);
 		compactions++;
-		msleep(5);
+		usleep_range(5000, 10000);
 	}
 	nr = i;
 	for (i = 0; i < nr; i++) {
