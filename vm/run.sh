@@ -167,6 +167,10 @@ qemu=(qemu-system-x86_64 -accel tcg -smp "$smp" -m "$mem" -nodefaults
 	-drive "file=$work/disk.qcow2,if=virtio,format=qcow2,snapshot=on,cache=unsafe"
 	-device virtio-rng-pci)
 kargs="root=/dev/vda rw console=ttyS0,115200 zcshare=$transport oops=panic panic=1"
+# TCG on a shared 2-core host starves the vCPUs for seconds at a time: the
+# default 20 s soft-lockup and 21 s RCU-stall limits fire on healthy guests.
+# Raised to 120 s (a real lockup is still caught); hung tasks: the runner.
+kargs+=" watchdog_thresh=60 rcupdate.rcu_cpu_stall_timeout=120"
 [ "$pow" = 0 ] || kargs+=" panic_on_warn=1"
 
 if [ "$transport" = 9p ]; then
