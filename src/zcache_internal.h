@@ -66,6 +66,7 @@ unsigned long zcache_zbud_total_pages(void);
 /* Tunables (zcache_tmem.c) and their state, for sysfs. */
 unsigned long zcache_total_pages(void);
 unsigned long zcache_limit_pages(void);
+unsigned long zcache_accept_pages(void);
 bool zcache_pool_is_full(void);
 unsigned long zcache_nr_pools(void);
 struct seq_file;

@@ -225,21 +225,26 @@ unsigned long zcache_total_pages(void)
 	rcu_read_unlock();
 	return total;
 }
+ZC_EXPORT_SYMBOL(zcache_total_pages);
 
+/* The pool limit in pages (max_pool_percent of RAM). */
 unsigned long zcache_limit_pages(void)
 {
 	unsigned long over = READ_ONCE(zcache_limit_override);
 
 	if (over)
 		return over;
-	return totalram_pages() / 100 * READ_ONCE(zcache_max_pool_percent);
+	return totalram_pages() * READ_ONCE(zcache_max_pool_percent) / 100;
 }
+ZC_EXPORT_SYMBOL(zcache_limit_pages);
 
-static unsigned long zcache_accept_pages(void)
+/* Below this, a full pool accepts again (accept_threshold_percent). */
+unsigned long zcache_accept_pages(void)
 {
-	return zcache_limit_pages() / 100 *
-		READ_ONCE(zcache_accept_threshold_percent);
+	return zcache_limit_pages() *
+		READ_ONCE(zcache_accept_threshold_percent) / 100;
 }
+ZC_EXPORT_SYMBOL(zcache_accept_pages);
 
 bool zcache_pool_is_full(void)
 {
@@ -769,8 +774,8 @@ int zcache_store(struct zcache_pool *pool, u64 oid, pgoff_t index,
 		err = -EIO;
 		goto out_entry;
 	}
-	if (!dlen || dlen > PAGE_SIZE / 100 *
-	    READ_ONCE(zcache_poor_compression_percent) ||
+	if (!dlen || dlen > PAGE_SIZE *
+	    READ_ONCE(zcache_poor_compression_percent) / 100 ||
 	    (pool->kind == ZCACHE_POOL_EPHEMERAL &&
 	     dlen > zcache_zbud_max_size())) {
 		zcache_comp_put(ctx);

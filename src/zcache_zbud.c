@@ -93,6 +93,7 @@ size_t zcache_zbud_max_size(void)
 {
 	return ZCACHE_ZBUD_FREE_CHUNKS * ZCACHE_ZBUD_CHUNK;
 }
+ZC_EXPORT_SYMBOL(zcache_zbud_max_size);
 
 struct zcache_zbud_pool *zcache_zbud_create(void)
 {
@@ -110,6 +111,7 @@ struct zcache_zbud_pool *zcache_zbud_create(void)
 	atomic_long_set(&pool->pages, 0);
 	return pool;
 }
+ZC_EXPORT_SYMBOL(zcache_zbud_create);
 
 /* The owner must have freed every object: frames left are reported. */
 void zcache_zbud_destroy(struct zcache_zbud_pool *pool)
@@ -119,6 +121,7 @@ void zcache_zbud_destroy(struct zcache_zbud_pool *pool)
 	WARN_ON(atomic_long_read(&pool->pages));
 	kfree(pool);
 }
+ZC_EXPORT_SYMBOL(zcache_zbud_destroy);
 
 /* Puts a frame with one used buddy on its unbuddied list.  Pool lock held. */
 static void __zcache_zbud_file(struct zcache_zbud_pool *pool,
@@ -190,6 +193,7 @@ found:
 	*handle = (unsigned long)f | bud;
 	return 0;
 }
+ZC_EXPORT_SYMBOL(zcache_zbud_alloc);
 
 /**
  * zcache_zbud_free - free an object; frees its frame if the other buddy is
@@ -223,6 +227,7 @@ void zcache_zbud_free(struct zcache_zbud_pool *pool, unsigned long handle)
 		__zcache_zbud_file(pool, f);
 	spin_unlock(&pool->lock);
 }
+ZC_EXPORT_SYMBOL(zcache_zbud_free);
 
 /**
  * zcache_zbud_map - the address of an object's bytes
@@ -240,11 +245,13 @@ void *zcache_zbud_map(struct zcache_zbud_pool *pool, unsigned long handle)
 	return (u8 *)f + PAGE_SIZE -
 		f->chunks[ZCACHE_ZBUD_LAST] * ZCACHE_ZBUD_CHUNK;
 }
+ZC_EXPORT_SYMBOL(zcache_zbud_map);
 
 unsigned long zcache_zbud_pages(struct zcache_zbud_pool *pool)
 {
 	return atomic_long_read(&pool->pages);
 }
+ZC_EXPORT_SYMBOL(zcache_zbud_pages);
 
 unsigned long zcache_zbud_total_pages(void)
 {
@@ -273,3 +280,4 @@ int zcache_zbud_evict_lru(struct zcache_zbud_pool *pool,
 	spin_unlock(&pool->lock);
 	return n;
 }
+ZC_EXPORT_SYMBOL(zcache_zbud_evict_lru);
