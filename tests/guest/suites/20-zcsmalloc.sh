@@ -117,22 +117,30 @@ if ! modinfo zram >/dev/null 2>&1; then
 elif [ ! -x "$ms" ]; then
 	nok "swap on zram beside zcsmalloc # $ms missing (tests/workloads/memstress.c not built)"
 else
+	# A memory cgroup limit makes the workload swap without starving the
+	# whole guest (heavy global swapping under TCG trips soft lockups).
 	mem_mb=$(awk '/^MemTotal:/ { print int($2 / 1024) }' /proc/meminfo)
-	size=$mem_mb passes=2
+	size=384 lim=160 passes=2
 	[ -z "${ZC_QUICK:-}" ] || passes=1
+	wrap=()
+	if command -v systemd-run >/dev/null && [ -f /sys/fs/cgroup/cgroup.controllers ]; then
+		wrap=(systemd-run --scope -q -p MemoryMax=${lim}M -p MemorySwapMax=infinity)
+	else
+		size=$((mem_mb * 9 / 10))
+	fi
 	if run modprobe zcsmalloc && run modprobe zram num_devices=1 &&
 		zram_dev=zram0 &&
 		echo $((mem_mb * 2))M >/sys/block/zram0/disksize &&
 		run mkswap /dev/zram0 && run swapon -p 100 /dev/zram0 &&
-		run "$ms" --size-mb "$size" --passes "$passes"; then
-		used=$(awk 'NR > 1 && $1 == "/dev/zram0" { print $4 }' /proc/swaps)
-		run cat /sys/block/zram0/mm_stat
+		run "${wrap[@]}" "$ms" --size-mb "$size" --passes "$passes"; then
+		run cat /proc/swaps /sys/block/zram0/mm_stat
+		used=$(awk '{ print $3 }' /sys/block/zram0/mm_stat)
 		if [ -d /sys/module/zcsmalloc ]; then
 			ok "swap on zram beside zcsmalloc: memstress ${size} MiB x $passes verified"
 		else
 			nok "swap on zram beside zcsmalloc # zcsmalloc not loaded"
 		fi
-		echo "# zram swap used at the end: ${used:-?} KiB" >&2
+		echo "# zram pool at the end: ${used:-?} bytes" >&2
 	else
 		nok "swap on zram beside zcsmalloc # setup or memstress failed"
 	fi
