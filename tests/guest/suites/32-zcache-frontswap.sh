@@ -1,0 +1,159 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# 32-zcache-frontswap: zcache as the frontswap backend (only where the kernel
+# exports frontswap: Debian 5.10; elsewhere the whole suite is a KTAP skip).
+#  1. frontswap=1 registers the backend (the module pins itself)
+#  2. swap on a disk (loop device over a file, or the scratch disk)
+#  3. a verified memory workload ($ZC_BIN/memstress, 1.3x RAM) passes
+#  4. the stats show pages stored, loaded back, a compression ratio > 1
+#  5. the pool stays within max_pool_percent (sampled during the run)
+#  6. swapoff drops every page of the area (stored_pages back to 0)
+#  7. no oops/warning/lockup taint
+# KTAP on stdout; commands and their output on stderr.
+set -u
+n=0 failed=0
+ok() { n=$((n + 1)); echo "ok $n $*"; }
+nok() { n=$((n + 1)); failed=1; echo "not ok $n $*"; }
+bad_taint() { echo $(( $(cat /proc/sys/kernel/tainted) & ((1 << 7) | (1 << 9) | (1 << 14)) )); }
+OUT=${ZC_OUT:-/tmp}
+G=/sys/kernel/zcache
+P=/sys/module/zcache/parameters
+Z=/sys/module/zswap/parameters/enabled
+W=$(mktemp -d /var/tmp/zc32.XXXXXX)
+swapdev= loopdev= sampler= zswap0=
+
+cleanup() {
+	[ -z "$sampler" ] || kill "$sampler" 2>/dev/null
+	[ -z "$swapdev" ] || swapoff "$swapdev" 2>/dev/null
+	[ -z "$loopdev" ] || losetup -d "$loopdev" 2>/dev/null
+	[ -z "$zswap0" ] || echo "$zswap0" >$Z 2>/dev/null
+	rm -rf "$W"
+	true
+}
+trap cleanup EXIT
+
+echo "TAP version 13"
+if [ "${ZC_INSTALL:-}" = none ]; then
+	echo "1..0 # SKIP no package installed (ZC_INSTALL=none)"
+	exit 4
+fi
+modprobe zcache >&2
+if [ ! -e $P/frontswap ]; then
+	if [ "${ZC_SUITE:-}" = bullseye ]; then
+		echo "1..1"
+		nok "frontswap parameter present on 5.10 # $P/frontswap missing"
+		exit 1
+	fi
+	echo "1..0 # SKIP frontswap is not available to modules on $(uname -r)"
+	exit 4
+fi
+echo "1..7"
+taint0=$(bad_taint)
+PAGE=$(getconf PAGESIZE)
+
+# zswap is a frontswap backend too: keep it out of the measurement.
+if [ -w $Z ]; then
+	zswap0=$(cat $Z)
+	echo N >$Z
+fi
+echo Y >$P/enabled
+
+# 1. register
+echo "+ echo 1 >$P/frontswap" >&2
+if echo 1 >$P/frontswap && [ "$(cat $G/frontswap_active)" = 1 ]; then
+	ok "frontswap=1: backend registered"
+else
+	nok "frontswap=1: backend registered"
+fi
+dmesg | grep -E 'zcache: frontswap' >&2
+
+# 2. swap on a disk
+if [ -n "${ZC_SCRATCH_DEV:-}" ] && [ -b "${ZC_SCRATCH_DEV:-}" ]; then
+	swapdev=$(readlink -f "$ZC_SCRATCH_DEV")
+else
+	truncate -s 2G "$W/swap.img"
+	loopdev=$(losetup -f --show "$W/swap.img")
+	swapdev=$loopdev
+fi
+for s in $(awk 'NR > 1 { print $1 }' /proc/swaps); do swapoff "$s"; done
+echo "+ mkswap $swapdev; swapon $swapdev" >&2
+if mkswap "$swapdev" >&2 && swapon "$swapdev" && grep -q "^$swapdev " /proc/swaps; then
+	ok "swap on $swapdev"
+else
+	nok "swap on $swapdev"
+	swapdev=
+fi
+
+# 3. verified workload, stats sampled meanwhile
+mem_kb=$(awk '/^MemTotal:/ {print $2}' /proc/meminfo)
+size_mb=$((mem_kb * 13 / 10 / 1024)) passes=2
+[ -z "${ZC_QUICK:-}" ] || { size_mb=$((mem_kb * 11 / 10 / 1024)); passes=1; }
+s0=$(cat $G/stores) l0=$(cat $G/loads)
+: >"$W/samples"
+(while :; do
+	echo "$(cat $G/stored_pages) $(cat $G/pool_pages) $(cat $G/pool_limit_pages) $(cat $G/compression_ratio)"
+	sleep 0.5
+done >>"$W/samples" 2>/dev/null) &
+sampler=$!
+echo "+ $ZC_BIN/memstress --size-mb $size_mb --passes $passes" >&2
+if [ -z "$swapdev" ]; then
+	nok "memstress: no swap"
+elif "$ZC_BIN/memstress" --size-mb "$size_mb" --passes "$passes" >"$W/memstress.out" 2>&1; then
+	ok "memstress --size-mb $size_mb --passes $passes: every page verified"
+else
+	nok "memstress --size-mb $size_mb --passes $passes # $(tail -n 3 "$W/memstress.out" | tr '\n' ' ')"
+fi
+cat "$W/memstress.out" >&2
+kill "$sampler" 2>/dev/null
+wait "$sampler" 2>/dev/null
+sampler=
+
+# 4. stats
+stores=$(( $(cat $G/stores) - s0 )) loads=$(( $(cat $G/loads) - l0 ))
+max_stored=$(awk '$1 > m { m = $1 } END { print m + 0 }' "$W/samples")
+best_ratio=$(awk '$4 + 0 > m { m = $4 + 0 } END { print m + 0 }' "$W/samples")
+for f in $G/*; do echo "$f: $(cat "$f")"; done >&2
+{
+	echo "suite ${ZC_SUITE:-?} kernel $(uname -r) size_mb=$size_mb passes=$passes"
+	echo "stores=$stores loads=$loads max_stored_pages=$max_stored best_ratio=$best_ratio"
+	grep . $G/* 2>/dev/null
+} >"$OUT/frontswap-stats.txt"
+if [ "$stores" -gt 0 ] && [ "$loads" -gt 0 ] && [ "$max_stored" -gt 0 ] &&
+	awk -v r="$best_ratio" 'BEGIN { exit !(r > 1.0) }'; then
+	ok "stats: $stores stores, $loads loads, up to $max_stored pages held, ratio up to $best_ratio"
+else
+	nok "stats: $stores stores, $loads loads, up to $max_stored pages held, ratio up to $best_ratio"
+fi
+
+# 5. pool limit (a few pages of slack: stores in flight)
+over=$(awk '$2 > $3 + 16 { c++ } END { print c + 0 }' "$W/samples")
+peak=$(awk '$2 > m { m = $2 } END { print m + 0 }' "$W/samples")
+limit=$(cat $G/pool_limit_pages)
+if [ "$over" = 0 ]; then
+	ok "pool within its limit: peak $peak pages, limit $limit"
+else
+	nok "pool over its limit in $over samples: peak $peak, limit $limit"
+fi
+
+# 6. swapoff drops the area's pages
+echo "+ swapoff $swapdev" >&2
+if [ -n "$swapdev" ] && swapoff "$swapdev"; then
+	swapdev=
+	left=$(cat $G/stored_pages)
+	if [ "$left" = 0 ]; then
+		ok "swapoff: every page dropped"
+	else
+		nok "swapoff: $left pages left"
+	fi
+else
+	nok "swapoff"
+fi
+
+# 7. taint
+if [ "$(bad_taint)" = "$taint0" ]; then
+	ok "no oops, warning or soft lockup"
+else
+	nok "kernel tainted: $(cat /proc/sys/kernel/tainted)"
+fi
+exit $failed
