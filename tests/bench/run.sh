@@ -75,7 +75,9 @@ name=${name:-bench-$suite-$profile-$(date +%Y%m%d-%H%M%S)}
 # The scratch disk holds the swap partition (working set + 512 MiB) and the
 # page-cache files (their set + 10% + 64 MiB); sparse, so size it roomy.
 scratch_mb=$(( mem * ws_pct / 100 + 512 + mem * 125 / 100 * 12 / 10 + 512 ))
-append="zcb_configs=$configs zcb_workloads=$workloads zcb_ws_pct=$ws_pct"
+# root by label: the scratch disk (an explicit -device) enumerates before
+# the root disk (if=virtio), so /dev/vda is the scratch disk.
+append="root=LABEL=zcroot zcb_configs=$configs zcb_workloads=$workloads zcb_ws_pct=$ws_pct"
 append+=" zcb_pool_pct=$pool_pct zcb_comp=$comp zcb_passes=$passes"
 vm_args=(--install "$install" --mem "$mem" --scratch "${scratch_mb}M:$profile"
 	--script bench/guest.sh --name "$name" --timeout "$tmo" --append "$append")
