@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * zcache.h - the zcache core API, shared by the core (tmem, compression,
+ * The zcache core API, shared by the core (tmem, compression,
  * policy, zbud, statistics) and its front ends (frontswap, cleancache,
  * block device /dev/zcacheN).
  *

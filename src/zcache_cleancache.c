@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * zcache_cleancache.c - zcache as a cleancache backend, where the kernel
+ * zcache as a cleancache backend, where the kernel
  * has CONFIG_CLEANCACHE and exports it (HAVE_CLEANCACHE; no Debian kernel
  * does: it is proven on a test kernel).  Elsewhere this file compiles to
  * stubs.

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * zcache_comp.c - compression for the zcache core through the kernel's
+ * Compression for the zcache core through the kernel's
  * crypto API (compat-crypto.h hides comp versus acomp).
  *
  * Each compressor zcache knows gets an id that every stored entry records,
@@ -204,6 +204,7 @@ static struct zc_comp *zcache_comp_tfm(u8 comp_id)
 
 	if (comp_id >= ZCACHE_NR_COMP)
 		return NULL;
+	/* Pairs with smp_store_release() in zcache_comp_load(). */
 	tfms = smp_load_acquire(&zcache_comp_tfms[comp_id]);
 	if (!tfms)
 		return NULL;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * zcache_frontswap.c - zcache as a frontswap backend, where the kernel
+ * zcache as a frontswap backend, where the kernel
  * exports frontswap to modules (Debian 5.10; HAVE_FRONTSWAP).  Elsewhere
  * this file compiles to stubs.
  *

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * zcache_internal.h - what the core's own files share (not for front ends:
+ * What the core's own files share (not for front ends:
  * they use zcache.h).
  */
 #ifndef _ZCACHE_INTERNAL_H

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * zcache_main.c - zcache.ko: module init and exit, the master switch and
+ * zcache.ko: module init and exit, the master switch and
  * the zswap check.
  *
  * Init order: compression, tmem core, sysfs/debugfs, then the front ends

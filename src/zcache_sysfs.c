@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * zcache_sysfs.c - zcache's global state and counters:
+ * zcache's global state and counters:
  *   /sys/kernel/zcache/            read-only, one value a file (README)
  *   /sys/kernel/debug/zcache/      per-pool table and limit details
  * Tunables live in /sys/module/zcache/parameters/.

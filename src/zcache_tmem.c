@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * zcache_tmem.c - the zcache core: tmem pools of compressed pages, the
+ * The zcache core: tmem pools of compressed pages, the
  * store/load/invalidate paths, the global pool limit with hysteresis,
  * write-back of the coldest pages and ephemeral eviction.
  *

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * zcache_zbud.c - zbud for zcache's ephemeral pools: at most two
+ * zbud for zcache's ephemeral pools: at most two
  * compressed objects ("buddies") per page frame, one packed at the start
  * of the frame after a small header, one packed at its end.
  *

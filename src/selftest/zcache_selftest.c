@@ -33,14 +33,16 @@ ZC_IMPORT_NS();
 static unsigned int zct_nr;
 static unsigned int zct_failed;
 
-#define ZCT_CHECK(cond, fmt, ...)					\
-	do {								\
-		if (!(cond)) {						\
+/* True (and one "#" line in the log) when @cond does not hold. */
+#define ZCT_FAILED(cond, fmt, ...)					\
+	({								\
+		bool __failed = !(cond);				\
+									\
+		if (__failed)						\
 			pr_err("# %s:%d: %s: " fmt "\n", __func__,	\
 			       __LINE__, #cond, ##__VA_ARGS__);		\
-			return -EINVAL;					\
-		}							\
-	} while (0)
+		__failed;						\
+	})
 
 static void zct_report(const char *name, int ret)
 {
@@ -157,17 +159,24 @@ static int zct_zbud(void)
 	int i, n;
 	u8 *p;
 
-	ZCT_CHECK(zp, "no pool");
+	if (ZCT_FAILED(zp, "no pool"))
+		return -EINVAL;
 	/* Two buddies share a frame; a third object needs a second frame. */
-	ZCT_CHECK(!zcache_zbud_alloc(zp, 1000, GFP_KERNEL, 1, &h[0]), "alloc");
-	ZCT_CHECK(!zcache_zbud_alloc(zp, 2500, GFP_KERNEL, 2, &h[1]), "alloc");
-	ZCT_CHECK(zcache_zbud_pages(zp) == 1, "pages %lu",
-		  zcache_zbud_pages(zp));
-	ZCT_CHECK(!zcache_zbud_alloc(zp, 3000, GFP_KERNEL, 3, &h[2]), "alloc");
-	ZCT_CHECK(zcache_zbud_pages(zp) == 2, "pages %lu",
-		  zcache_zbud_pages(zp));
-	ZCT_CHECK(zcache_zbud_alloc(zp, zcache_zbud_max_size() + 1, GFP_KERNEL,
-				    4, &h[3]) == -EINVAL, "oversize accepted");
+	if (ZCT_FAILED(!zcache_zbud_alloc(zp, 1000, GFP_KERNEL, 1, &h[0]), "alloc"))
+		return -EINVAL;
+	if (ZCT_FAILED(!zcache_zbud_alloc(zp, 2500, GFP_KERNEL, 2, &h[1]), "alloc"))
+		return -EINVAL;
+	if (ZCT_FAILED(zcache_zbud_pages(zp) == 1, "pages %lu",
+		       zcache_zbud_pages(zp)))
+		return -EINVAL;
+	if (ZCT_FAILED(!zcache_zbud_alloc(zp, 3000, GFP_KERNEL, 3, &h[2]), "alloc"))
+		return -EINVAL;
+	if (ZCT_FAILED(zcache_zbud_pages(zp) == 2, "pages %lu",
+		       zcache_zbud_pages(zp)))
+		return -EINVAL;
+	if (ZCT_FAILED(zcache_zbud_alloc(zp, zcache_zbud_max_size() + 1, GFP_KERNEL,
+				    4, &h[3]) == -EINVAL, "oversize accepted"))
+		return -EINVAL;
 	/* Contents do not overlap. */
 	for (i = 0; i < 3; i++)
 		memset(zcache_zbud_map(zp, h[i]), 0xa0 + i,
@@ -176,33 +185,42 @@ static int zct_zbud(void)
 		size_t len = i == 0 ? 1000 : i == 1 ? 2500 : 3000;
 
 		p = zcache_zbud_map(zp, h[i]);
-		ZCT_CHECK(p[0] == 0xa0 + i && p[len - 1] == 0xa0 + i,
-			  "object %d overwritten", i);
+		if (ZCT_FAILED(p[0] == 0xa0 + i && p[len - 1] == 0xa0 + i,
+			       "object %d overwritten", i))
+			return -EINVAL;
 	}
 	/* Freeing both buddies frees the frame. */
 	zcache_zbud_free(zp, h[0]);
 	zcache_zbud_free(zp, h[1]);
-	ZCT_CHECK(zcache_zbud_pages(zp) == 1, "pages %lu",
-		  zcache_zbud_pages(zp));
+	if (ZCT_FAILED(zcache_zbud_pages(zp) == 1, "pages %lu",
+		       zcache_zbud_pages(zp)))
+		return -EINVAL;
 
 	/* LRU eviction: the oldest frame's objects come out first. */
-	ZCT_CHECK(!zcache_zbud_alloc(zp, 3000, GFP_KERNEL, 5, &h[4]), "alloc");
-	ZCT_CHECK(zcache_zbud_pages(zp) == 2, "pages %lu",
-		  zcache_zbud_pages(zp));
+	if (ZCT_FAILED(!zcache_zbud_alloc(zp, 3000, GFP_KERNEL, 5, &h[4]), "alloc"))
+		return -EINVAL;
+	if (ZCT_FAILED(zcache_zbud_pages(zp) == 2, "pages %lu",
+		       zcache_zbud_pages(zp)))
+		return -EINVAL;
 	zct_nr_evicted = 0;
 	n = zcache_zbud_evict_lru(zp, zct_grab, NULL);
-	ZCT_CHECK(n == 1 && zct_evicted[0] == 3, "evicted %d (%lu)", n,
-		  zct_evicted[0]);
+	if (ZCT_FAILED(n == 1 && zct_evicted[0] == 3, "evicted %d (%lu)", n,
+		       zct_evicted[0]))
+		return -EINVAL;
 	zcache_zbud_free(zp, h[2]);
-	ZCT_CHECK(zcache_zbud_pages(zp) == 1, "frame not freed");
+	if (ZCT_FAILED(zcache_zbud_pages(zp) == 1, "frame not freed"))
+		return -EINVAL;
 	zct_nr_evicted = 0;
 	n = zcache_zbud_evict_lru(zp, zct_grab, NULL);
-	ZCT_CHECK(n == 1 && zct_evicted[0] == 5, "evicted %d", n);
+	if (ZCT_FAILED(n == 1 && zct_evicted[0] == 5, "evicted %d", n))
+		return -EINVAL;
 	zcache_zbud_free(zp, h[4]);
-	ZCT_CHECK(zcache_zbud_evict_lru(zp, zct_grab, NULL) == -ENOENT,
-		  "empty pool evicted");
-	ZCT_CHECK(zcache_zbud_pages(zp) == 0, "pages %lu",
-		  zcache_zbud_pages(zp));
+	if (ZCT_FAILED(zcache_zbud_evict_lru(zp, zct_grab, NULL) == -ENOENT,
+		       "empty pool evicted"))
+		return -EINVAL;
+	if (ZCT_FAILED(zcache_zbud_pages(zp) == 0, "pages %lu",
+		       zcache_zbud_pages(zp)))
+		return -EINVAL;
 	zcache_zbud_destroy(zp);
 	return 0;
 }
@@ -220,14 +238,17 @@ static int zct_roundtrip(struct zcache_pool *pool, struct page *page,
 	for (i = 0; i < 8; i++) {
 		zct_fill_page(page, key + i, 1);
 		err = zcache_store(pool, 0, key + i, page);
-		ZCT_CHECK(!err, "%s: store %d", comp, err);
+		if (ZCT_FAILED(!err, "%s: store %d", comp, err))
+			return -EINVAL;
 	}
 	for (i = 0; i < 8; i++) {
 		clear_highpage(page);
 		err = zcache_load(pool, 0, key + i, page, false);
-		ZCT_CHECK(!err, "%s: load %d", comp, err);
-		ZCT_CHECK(!zct_check_exact(page, key + i, 1),
-			  "%s: data mismatch", comp);
+		if (ZCT_FAILED(!err, "%s: load %d", comp, err))
+			return -EINVAL;
+		if (ZCT_FAILED(!zct_check_exact(page, key + i, 1),
+			       "%s: data mismatch", comp))
+			return -EINVAL;
 	}
 	return 0;
 }
@@ -364,10 +385,12 @@ static int zct_poor_compression(void)
 	zcache_pool_stats(pool, &s);
 	zcache_pool_destroy(pool);
 	__free_page(page);
-	ZCT_CHECK(err == -E2BIG, "random page: store returned %d", err);
-	ZCT_CHECK(s.reject_poor_compression == 1 && !s.stored_pages,
-		  "rejects %llu stored %llu", s.reject_poor_compression,
-		  s.stored_pages);
+	if (ZCT_FAILED(err == -E2BIG, "random page: store returned %d", err))
+		return -EINVAL;
+	if (ZCT_FAILED(s.reject_poor_compression == 1 && !s.stored_pages,
+		       "rejects %llu stored %llu", s.reject_poor_compression,
+		       s.stored_pages))
+		return -EINVAL;
 	return 0;
 }
 
@@ -767,8 +790,9 @@ static int zct_pools_empty(void)
 	struct zcache_stats s;
 
 	zcache_global_stats(&s);
-	ZCT_CHECK(zcache_total_pages() == 0 || s.stored_pages,
-		  "pages %lu held with nothing stored", zcache_total_pages());
+	if (ZCT_FAILED(zcache_total_pages() == 0 || s.stored_pages,
+		       "pages %lu held with nothing stored", zcache_total_pages()))
+		return -EINVAL;
 	return 0;
 }
 
