@@ -1402,32 +1402,43 @@ static unsigned long zcs_zspage_drop_objects(struct zcs_class *class,
 void zcs_destroy_pool(struct zcs_pool *pool)
 {
 	unsigned long leaked = 0, bytes = 0;
+	struct zcs_zspage *zspage, *tmp;
+	LIST_HEAD(dead);
 	int i, fg;
 
 	if (!pool)
 		return;
 	zc_shrinker_destroy(pool->shrinker);
 	debugfs_remove_recursive(pool->debugfs);
-	/* Isolated pages come back through migrate or putback. */
-	wait_event(pool->isolated_wq, !atomic_read(&pool->isolated));
-	spin_lock(&pool->deferred_lock);	/* the waker is done with pool */
-	spin_unlock(&pool->deferred_lock);
 
+	/*
+	 * Retire every zspage first: from then on the migration core cannot
+	 * isolate their pages, and those isolated already come back through
+	 * migrate or putback, which free them.
+	 */
 	for (i = ZCS_NR_CLASSES - 1; i >= 0; i--) {
 		struct zcs_class *class = pool->classes[i];
-		struct zcs_zspage *zspage, *tmp;
 
 		if (!zcs_is_first(pool, i))
 			continue;
+		spin_lock(&class->lock);
 		bytes += class->payload;
 		for (fg = 1; fg < ZCS_NR_FG; fg++) {
 			list_for_each_entry_safe(zspage, tmp,
 						 &class->fg_list[fg], list) {
 				leaked += zcs_zspage_drop_objects(class, zspage);
-				zcs_zspage_retire(pool, class, zspage);
-				zcs_zspage_free(pool, zspage, true);
+				if (zcs_zspage_retire(pool, class, zspage))
+					list_add(&zspage->list, &dead);
 			}
 		}
+		spin_unlock(&class->lock);
+	}
+	wait_event(pool->isolated_wq, !atomic_read(&pool->isolated));
+	spin_lock(&pool->deferred_lock);	/* the waker is done with pool */
+	spin_unlock(&pool->deferred_lock);
+	list_for_each_entry_safe(zspage, tmp, &dead, list) {
+		list_del(&zspage->list);
+		zcs_zspage_free(pool, zspage, true);
 	}
 	flush_work(&pool->free_work);
 	if (leaked) {
