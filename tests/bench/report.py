@@ -103,13 +103,16 @@ def gnuplot_bars(d, rows, configs, workloads, metric, ylabel, title, png):
     idx = by_key(rows)
     dat = os.path.join(d, png.replace(".png", ".dat"))
     with open(dat, "w") as f:
-        f.write("config " + " ".join(workloads) + "\n")
+        f.write("# config " + " ".join(workloads) + "\n")
         for c in configs:
             vals = []
             for w in workloads:
-                r = idx.get((w, c))
-                v = r[metric] if ok(r) else None
-                vals.append("%.3f" % v if v is not None else "NaN")
+                r, b = idx.get((w, c)), idx.get((w, "disk"))
+                v = ratio(r[metric], b[metric]) if ok(r) and ok(b) else None
+                if v is None or math.isinf(v):
+                    vals.append("NaN")
+                else:
+                    vals.append("%.3f" % v)
             f.write(c + " " + " ".join(vals) + "\n")
     plots = ", ".join(
         "'%s' using %d:xtic(1) title '%s'" % (dat, i + 2, w)
@@ -124,6 +127,7 @@ set style fill solid 0.8 border -1
 set key top right
 set grid ytics
 set yrange [0:*]
+set arrow from graph 0, first 1 to graph 1, first 1 nohead dt 2
 plot {plots}
 """
     return script
@@ -276,12 +280,16 @@ def main():
 
     # Plots.
     scripts = [
-        gnuplot_bars(d, rows, configs, workloads, "runtime", "seconds (wall)",
-                     "Runtime, %s %s, %s disk" % (suite, kernel, profile), "runtime.png"),
-        gnuplot_bars(d, rows, configs, workloads, "disk_io", "MiB read + written",
-                     "Scratch-disk I/O, %s %s, %s disk" % (suite, kernel, profile), "diskio.png"),
-        gnuplot_bars(d, rows, configs, workloads, "cpu", "CPU seconds (all vCPUs)",
-                     "CPU time, %s %s" % (suite, kernel), "cpu.png"),
+        gnuplot_bars(d, rows, configs, workloads, "runtime", "wall time / disk-only wall time",
+                     "Runtime relative to disk swap, %s %s, %s disk" % (suite, kernel, profile),
+                     "runtime.png"),
+        gnuplot_bars(d, rows, configs, workloads, "disk_io",
+                     "MiB read+written / disk-only MiB",
+                     "Scratch-disk I/O relative to disk swap, %s %s, %s disk"
+                     % (suite, kernel, profile), "diskio.png"),
+        gnuplot_bars(d, rows, configs, workloads, "cpu", "CPU time / disk-only CPU time",
+                     "CPU time (all vCPUs) relative to disk swap, %s %s" % (suite, kernel),
+                     "cpu.png"),
     ]
     pool = gnuplot_pool(d, rows, configs)
     if pool:
