@@ -1309,7 +1309,8 @@ static void zcs_pool_free(struct zcs_pool *pool)
 {
 	int i;
 
-	for (i = ZCS_NR_CLASSES - 1; i >= 0; i--) {
+	/* Upwards: a merged class is freed at its own (highest) index. */
+	for (i = 0; i < ZCS_NR_CLASSES; i++) {
 		if (pool->classes[i] && zcs_is_first(pool, i))
 			kfree(pool->classes[i]);
 	}
