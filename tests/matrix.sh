@@ -49,7 +49,7 @@ done
 [ ${#suites[@]} -gt 0 ] || read -r -a suites <<<"$ZC_SUITES"
 
 logs=$ZC_CACHE/logs
-pkg=$ZC_CACHE/pkg
+pkg=${ZC_MATRIX_PKG:-$ZC_CACHE/pkg}   # where the .deb is (override for experiments)
 mkdir -p "$logs" "$ZC_CACHE/work"
 
 # ---------------------------------------------------------------------------
@@ -67,7 +67,8 @@ inner_matrix() {
 	kdir=/lib/modules/$kver/build
 	put kernel "$kver"
 	cc=$(sed -n 's/^CONFIG_CC_VERSION_TEXT="\(.*\)"/\1/p' "$kdir/.config")
-	put compiler "$(echo "$cc" | awk '{print $1, $NF}' | sed 's/x86_64-linux-gnu-//')"
+	# "gcc-12 (Debian 12.2.0-14+deb12u1) 12.2.0" -> "gcc-12 12.2.0"
+	put compiler "$(echo "$cc" | sed 's/x86_64-linux-gnu-//; s/^\([^ ]*\) ([^)]*) \([0-9.]*\).*/\1 \2/')"
 	put dkms "$(dpkg-query -W -f='${Version}' dkms)"
 	deb=$(ls /pkg/zcache-dkms_*_all.deb)
 	ver=$(dpkg-deb -f "$deb" Version)

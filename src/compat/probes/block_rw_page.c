@@ -6,7 +6,7 @@
  */
 #include <linux/blkdev.h>
 
-static __maybe_unused size_t zc_probe(void)
+static __maybe_unused bool zc_probe(const struct block_device_operations *ops)
 {
-	return offsetof(struct block_device_operations, rw_page);
+	return ops->rw_page != NULL;
 }
