@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * zcache_blk.c - the block-device front end of zcache: /dev/zcacheN.
+ * The block-device front end of zcache: /dev/zcacheN.
  *
  * A /dev/zcacheN is a swap device whose pages live compressed in a zcache
  * pool (persistent, zcsmalloc), optionally stacked on a real backing device
@@ -390,14 +390,14 @@ static int zcache_blk_partial(struct zcache_blk_dev *dev, struct bio_vec *bv,
 	}
 	if (ret)
 		goto out;
-	addr = kmap(tmp);
+	addr = zc_kmap_local(tmp);
 	if (write)
 		memcpy_from_page(addr + offset, bv->bv_page, bv->bv_offset,
 				 bv->bv_len);
 	else
 		memcpy_to_page(bv->bv_page, bv->bv_offset, addr + offset,
 			       bv->bv_len);
-	kunmap(tmp);
+	zc_kunmap_local(addr);
 	if (write)
 		ret = zcache_blk_write_page(dev, page, tmp, NULL);
 out:
@@ -525,7 +525,7 @@ static void zcache_blk_submit(struct bio *bio)
 	zcache_blk_handle_bio(dev, bio, false);
 }
 
-ZC_BLK_DEFINE_SUBMIT_BIO(zcache_blk_submit_bio, zcache_blk_submit)
+ZC_BLK_DEFINE_SUBMIT_BIO(zcache_blk_submit)
 
 static void zcache_blk_punt_work(struct work_struct *work)
 {
@@ -555,8 +555,6 @@ static int __maybe_unused zcache_blk_rw_page(struct block_device *bdev,
 	unsigned long nr = sector >> ZCACHE_BLK_SECTOR_SHIFT;
 	int ret;
 
-	if (PageTransHuge(page))
-		return -EOPNOTSUPP;
 	if (!zcache_blk_initialized(dev) || nr >= dev->nr_pages ||
 	    (sector & (ZCACHE_BLK_SECTORS_PER_PAGE - 1)))
 		return -EINVAL;
@@ -569,7 +567,7 @@ static int __maybe_unused zcache_blk_rw_page(struct block_device *bdev,
 	return ret;
 }
 
-ZC_BLK_DEFINE_RW_PAGE(zcache_blk_rw_page_op, zcache_blk_rw_page)
+ZC_BLK_DEFINE_RW_PAGE(zcache_blk_rw_page)
 
 /*
  * swap_slot_free_notify: swap freed the slot.  Atomic context (under the
@@ -592,7 +590,7 @@ static void zcache_blk_slot_free_notify(struct block_device *bdev,
 	atomic64_inc(&dev->stats.notify_free);
 }
 
-static int zcache_blk_open_disk(struct gendisk *disk)
+static int zcache_blk_open(struct gendisk *disk)
 {
 	struct zcache_blk_dev *dev = disk->private_data;
 	int ret = 0;
@@ -606,7 +604,7 @@ static int zcache_blk_open_disk(struct gendisk *disk)
 	return ret;
 }
 
-static void zcache_blk_release_disk(struct gendisk *disk)
+static void zcache_blk_release(struct gendisk *disk)
 {
 	struct zcache_blk_dev *dev = disk->private_data;
 
@@ -615,16 +613,16 @@ static void zcache_blk_release_disk(struct gendisk *disk)
 	mutex_unlock(&dev->lock);
 }
 
-ZC_BLK_DEFINE_OPEN(zcache_blk_open, zcache_blk_open_disk)
-ZC_BLK_DEFINE_RELEASE(zcache_blk_release, zcache_blk_release_disk)
+ZC_BLK_DEFINE_OPEN(zcache_blk_open)
+ZC_BLK_DEFINE_RELEASE(zcache_blk_release)
 
 static const struct block_device_operations zcache_blk_fops = {
 	.owner			= THIS_MODULE,
-	.open			= zcache_blk_open,
-	.release		= zcache_blk_release,
-	.submit_bio		= zcache_blk_submit_bio,
+	.open			= zcache_blk_open_fop,
+	.release		= zcache_blk_release_fop,
+	.submit_bio		= zcache_blk_submit_fop,
 	.swap_slot_free_notify	= zcache_blk_slot_free_notify,
-	ZC_BLK_FOPS_RW_PAGE(zcache_blk_rw_page_op)
+	ZC_BLK_FOPS_RW_PAGE(zcache_blk_rw_page)
 };
 
 /************************** core write-back callback **************************/

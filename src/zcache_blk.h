@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * zcache_blk.h - the block-device front end's internal types (zcache_blk.c).
+ * The block-device front end's internal types (zcache_blk.c).
  *
  * The rest of zcache only calls zcache_blk_init()/zcache_blk_exit()
  * (declared in zcache.h).

@@ -17,14 +17,17 @@
  *	blk_cleanup_queue() where it exists (before 5.19).
  *   zc_blk_set_capacity(disk, sectors)
  *	updates an open block device's size too.
- *   ZC_BLK_DEFINE_SUBMIT_BIO(name, fn)
+ *   The block_device_operations: each ZC_BLK_DEFINE_X(fn) defines fn_fop,
+ *   the method in this kernel's shape, calling fn in one shape:
+ *   ZC_BLK_DEFINE_SUBMIT_BIO(fn)
  *	->submit_bio returning blk_qc_t (before 5.16) or void; fn(bio) is void.
- *   ZC_BLK_DEFINE_OPEN(name, fn) / ZC_BLK_DEFINE_RELEASE(name, fn)
+ *   ZC_BLK_DEFINE_OPEN(fn) / ZC_BLK_DEFINE_RELEASE(fn)
  *	->open(bdev, fmode_t) / ->release(disk, fmode_t) before 6.5,
  *	->open(disk, blk_mode_t) / ->release(disk) since; fn takes the disk.
- *   ZC_BLK_HAVE_RW_PAGE, ZC_BLK_DEFINE_RW_PAGE(name, fn), ZC_BLK_FOPS_RW_PAGE
+ *   ZC_BLK_HAVE_RW_PAGE, ZC_BLK_DEFINE_RW_PAGE(fn), ZC_BLK_FOPS_RW_PAGE(fn)
  *	->rw_page (before 6.9) is what makes swapon choose the synchronous
- *	path; fn(bdev, sector, page, bool is_write) returns 0 when the page
+ *	path; fn(bdev, sector, page, bool is_write) (never given a huge
+ *	page: the wrapper refuses those) returns 0 when the page
  *	is done (the wrapper then ends it with page_endio()) or an error,
  *	after which the kernel retries the page through ->submit_bio.  6.9 and later use
  *	BLK_FEAT_SYNCHRONOUS instead (zc_blk_limits.synchronous).
@@ -45,10 +48,7 @@
 #include <linux/blkdev.h>
 #include <linux/err.h>
 #include <linux/fs.h>
-#include <linux/pagemap.h>
-#if __has_include(<linux/genhd.h>)
-#include <linux/genhd.h>
-#endif
+#include <linux/pagemap.h>	/* page_endio() (5.10, 6.1) */
 
 /* Queue description, applied in one of three ways below. */
 struct zc_blk_limits {
@@ -188,14 +188,14 @@ static inline void zc_blk_set_capacity(struct gendisk *disk, sector_t sectors)
 
 /* ->submit_bio */
 #ifdef HAVE_SUBMIT_BIO_VOID
-#define ZC_BLK_DEFINE_SUBMIT_BIO(name, fn)				\
-	static void name(struct bio *bio)				\
+#define ZC_BLK_DEFINE_SUBMIT_BIO(fn)					\
+	static void fn##_fop(struct bio *bio)				\
 	{								\
 		fn(bio);						\
 	}
 #else
-#define ZC_BLK_DEFINE_SUBMIT_BIO(name, fn)				\
-	static blk_qc_t name(struct bio *bio)				\
+#define ZC_BLK_DEFINE_SUBMIT_BIO(fn)					\
+	static blk_qc_t fn##_fop(struct bio *bio)			\
 	{								\
 		fn(bio);						\
 		return BLK_QC_T_NONE;					\
@@ -204,24 +204,24 @@ static inline void zc_blk_set_capacity(struct gendisk *disk, sector_t sectors)
 
 /* ->open and ->release; fn(struct gendisk *) */
 #ifdef HAVE_BLOCK_OPEN_GENDISK
-#define ZC_BLK_DEFINE_OPEN(name, fn)					\
-	static int name(struct gendisk *disk, blk_mode_t mode)		\
+#define ZC_BLK_DEFINE_OPEN(fn)						\
+	static int fn##_fop(struct gendisk *disk, blk_mode_t mode)	\
 	{								\
 		return fn(disk);					\
 	}
-#define ZC_BLK_DEFINE_RELEASE(name, fn)					\
-	static void name(struct gendisk *disk)				\
+#define ZC_BLK_DEFINE_RELEASE(fn)					\
+	static void fn##_fop(struct gendisk *disk)			\
 	{								\
 		fn(disk);						\
 	}
 #else
-#define ZC_BLK_DEFINE_OPEN(name, fn)					\
-	static int name(struct block_device *bdev, fmode_t mode)	\
+#define ZC_BLK_DEFINE_OPEN(fn)						\
+	static int fn##_fop(struct block_device *bdev, fmode_t mode)	\
 	{								\
 		return fn(bdev->bd_disk);				\
 	}
-#define ZC_BLK_DEFINE_RELEASE(name, fn)					\
-	static void name(struct gendisk *disk, fmode_t mode)		\
+#define ZC_BLK_DEFINE_RELEASE(fn)					\
+	static void fn##_fop(struct gendisk *disk, fmode_t mode)	\
 	{								\
 		fn(disk);						\
 	}
@@ -231,33 +231,39 @@ static inline void zc_blk_set_capacity(struct gendisk *disk, sector_t sectors)
 #ifdef HAVE_BLOCK_RW_PAGE
 #define ZC_BLK_HAVE_RW_PAGE	1
 #ifdef HAVE_RW_PAGE_REQ_OP
-#define ZC_BLK_DEFINE_RW_PAGE(name, fn)					\
-	static int name(struct block_device *bdev, sector_t sector,	\
+#define ZC_BLK_DEFINE_RW_PAGE(fn)					\
+	static int fn##_fop(struct block_device *bdev, sector_t sector,	\
 			struct page *page, enum req_op op)		\
 	{								\
-		int ret = fn(bdev, sector, page, op_is_write(op));	\
+		int ret;						\
 									\
+		if (PageTransHuge(page))				\
+			return -EOPNOTSUPP;				\
+		ret = fn(bdev, sector, page, op_is_write(op));		\
 		if (!ret)						\
 			page_endio(page, op_is_write(op), 0);		\
 		return ret;						\
 	}
 #else
-#define ZC_BLK_DEFINE_RW_PAGE(name, fn)					\
-	static int name(struct block_device *bdev, sector_t sector,	\
+#define ZC_BLK_DEFINE_RW_PAGE(fn)					\
+	static int fn##_fop(struct block_device *bdev, sector_t sector,	\
 			struct page *page, unsigned int op)		\
 	{								\
-		int ret = fn(bdev, sector, page, op_is_write(op));	\
+		int ret;						\
 									\
+		if (PageTransHuge(page))				\
+			return -EOPNOTSUPP;				\
+		ret = fn(bdev, sector, page, op_is_write(op));		\
 		if (!ret)						\
 			page_endio(page, op_is_write(op), 0);		\
 		return ret;						\
 	}
 #endif
-#define ZC_BLK_FOPS_RW_PAGE(name)	.rw_page = name,
+#define ZC_BLK_FOPS_RW_PAGE(fn)	.rw_page = fn##_fop,
 #else
 #define ZC_BLK_HAVE_RW_PAGE	0
-#define ZC_BLK_DEFINE_RW_PAGE(name, fn)
-#define ZC_BLK_FOPS_RW_PAGE(name)
+#define ZC_BLK_DEFINE_RW_PAGE(fn)
+#define ZC_BLK_FOPS_RW_PAGE(fn)
 #endif
 
 /* Backing device: opened read-write and exclusively, by path. */
@@ -326,9 +332,9 @@ static inline sector_t zc_bdev_nr_sectors(struct block_device *bdev)
 
 /* Operation and flags of a bio: blk_opf_t since 6.0. */
 #ifdef HAVE_BIO_ALLOC_BDEV
-typedef blk_opf_t zc_blk_opf_t;
+#define zc_blk_opf_t	blk_opf_t
 #else
-typedef unsigned int zc_blk_opf_t;
+#define zc_blk_opf_t	unsigned int
 #endif
 
 /* A bio with room for one page, for @bdev, from @bs (mempool-backed). */
