@@ -164,9 +164,12 @@ qemu=(qemu-system-x86_64 -accel tcg -smp "$smp" -m "$mem" -nodefaults
 	-display none -monitor none -no-reboot
 	-chardev "file,id=con,path=$logdir/console.log" -serial chardev:con
 	-kernel "$work/vmlinuz-$kver" -initrd "$work/initrd.img-$kver"
-	-drive "file=$work/disk.qcow2,if=virtio,format=qcow2,snapshot=on,cache=unsafe"
+	-drive "file=$work/disk.qcow2,if=none,id=zcroot,format=qcow2,snapshot=on,cache=unsafe"
+	-device virtio-blk-pci,drive=zcroot,serial=zcroot
 	-device virtio-rng-pci)
-kargs="root=/dev/vda rw console=ttyS0,115200 zcshare=$transport oops=panic panic=1"
+# Disks are explicit -device entries in command-line order (the root disk
+# first), and the root is found by its label anyway.
+kargs="root=LABEL=zcroot rw console=ttyS0,115200 zcshare=$transport oops=panic panic=1"
 # TCG on a shared 2-core host starves the vCPUs for seconds at a time: the
 # default 20 s soft-lockup and 21 s RCU-stall limits fire on healthy guests.
 # Raised to 120 s (a real lockup is still caught); hung tasks: the runner.
@@ -185,14 +188,16 @@ else
 	sz=$(( $(du -sm "$work/stage" | cut -f1) + 512 ))
 	truncate -s "${sz}M" "$work/share.img"
 	mkfs.ext4 -q -F -L zcshare -d "$work/stage" "$work/share.img"
-	qemu+=(-drive "file=$work/share.img,if=virtio,format=raw,cache=unsafe")
+	qemu+=(-drive "file=$work/share.img,if=none,id=zcshare,format=raw,cache=unsafe"
+		-device virtio-blk-pci,drive=zcshare,serial=zcshare)
 fi
 
 if [ "$install" = cloud ]; then
 	sed "s/@RUN_ID@/$run_id/g" "$here/seed/user-data.in" >"$work/user-data"
 	sed "s/@RUN_ID@/$run_id/g" "$here/seed/meta-data.in" >"$work/meta-data"
 	cloud-localds "$work/seed.img" "$work/user-data" "$work/meta-data"
-	qemu+=(-drive "file=$work/seed.img,if=virtio,format=raw,readonly=on"
+	qemu+=(-drive "file=$work/seed.img,if=none,id=zcseed,format=raw,readonly=on"
+		-device virtio-blk-pci,drive=zcseed,serial=zcseed
 		-nic "user,model=virtio-net-pci")
 else
 	kargs+=" zcachetest cloud-init=disabled"
