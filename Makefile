@@ -45,6 +45,7 @@ ZC_COPY_TREE = tar --exclude-vcs --exclude-vcs-ignores -cf - . | tar -C $(1) -xf
 deb:
 	@set -euo pipefail; . vm/lib.sh; \
 	zc_apt_install dpkg-dev debhelper dh-dkms; \
+	mkdir -p $(ZC_WORK); exec 9>$(ZC_WORK)/.lock-deb; flock 9; \
 	w=$(ZC_WORK)/deb; zc_rm_tree $$w; mkdir -p $$w/zcache-$(ZC_UPSTREAM) $(ZC_PKG); \
 	$(call ZC_COPY_TREE,$$w/zcache-$(ZC_UPSTREAM)); \
 	zc_log "deb: dpkg-buildpackage zcache $(ZC_VERSION) (log $$w/build.log)"; \
@@ -58,6 +59,7 @@ deb:
 rpm:
 	@set -euo pipefail; . vm/lib.sh; \
 	zc_apt_install rpm; \
+	mkdir -p $(ZC_WORK); exec 9>$(ZC_WORK)/.lock-rpm; flock 9; \
 	w=$(ZC_WORK)/rpm; v=$(ZC_UPSTREAM); zc_rm_tree $$w; \
 	mkdir -p $$w/SOURCES $$w/SPECS $$w/src/zcache-$$v $(ZC_PKG); \
 	$(call ZC_COPY_TREE,$$w/src/zcache-$$v); \
@@ -72,11 +74,13 @@ rpm:
 
 ## lint            lintian (0 errors, 0 warnings) and rpmlint (0 errors) on the packages
 lint: deb rpm
-	@set -euo pipefail; . vm/lib.sh; zc_apt_install lintian rpmlint; \
-	echo "== lintian $(ZC_PKG)/zcache_$(ZC_VERSION)_*.changes"; \
-	lintian --fail-on error,warning $(ZC_PKG)/zcache_$(ZC_VERSION)_*.changes && echo "lintian: 0 errors, 0 warnings"; \
-	echo "== rpmlint"; \
-	rpmlint -r rpm/zcache-dkms.rpmlintrc $(ZC_PKG)/zcache-dkms-$(ZC_UPSTREAM)-*.rpm
+	@set -uo pipefail; . vm/lib.sh; zc_apt_install lintian rpmlint; rc=0; \
+	echo "== lintian (bookworm) $(ZC_PKG)/zcache_$(ZC_VERSION)_*.changes"; \
+	if lintian --fail-on error,warning $(ZC_PKG)/zcache_$(ZC_VERSION)_*.changes; then \
+		echo "lintian: 0 errors, 0 warnings"; else rc=1; fi; \
+	echo "== rpmlint $(ZC_PKG)/zcache-dkms-$(ZC_UPSTREAM)-*.rpm"; \
+	rpmlint -r rpm/zcache-dkms.rpmlintrc $(ZC_PKG)/zcache-dkms-$(ZC_UPSTREAM)-*.rpm || rc=1; \
+	exit $$rc
 
 ## matrix          DKMS build of the .deb by apt in bullseye/bookworm/trixie/sid chroots (SUITES=...)
 matrix: deb
