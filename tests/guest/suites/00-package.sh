@@ -22,7 +22,7 @@ if [ "${ZC_INSTALL:-}" = none ]; then
 	exit 4
 fi
 kver=$(uname -r)
-echo "1..7"
+echo "1..8"
 echo "# kernel $kver, install ${ZC_INSTALL:-?}"
 
 if [ "${ZC_INSTALL:-}" = rpm ]; then
@@ -54,11 +54,23 @@ check "modinfo: zcache depends on zcsmalloc" \
 	sh -c "modinfo -k $kver -F depends zcache | tr , '\n' | grep -qx zcsmalloc"
 check "modprobe knows zcache (dry run)" modprobe -n -v zcache
 v_pkg=$(dkms status 2>/dev/null | sed -n -E 's|^zcache[/,] ?([^,:]+).*|\1|p' | head -n 1)
+# The module modprobe would load is the one DKMS built for this version.
+built=$(find "/var/lib/dkms/zcache/$v_pkg/$kver" -name 'zcache.ko*' 2>/dev/null | head -n 1)
+s_built=$( [ -z "$built" ] || modinfo -F srcversion "$built" 2>/dev/null)
+s_inst=$(modinfo -k "$kver" -F srcversion zcache 2>/dev/null)
+echo "# dkms build $built srcversion '$s_built', installed srcversion '$s_inst'" >&2
+if [ -n "$s_built" ] && [ "$s_built" = "$s_inst" ]; then
+	ok "installed zcache is DKMS's build of $v_pkg (srcversion $s_inst)"
+else
+	nok "installed zcache is DKMS's build of $v_pkg # built '$s_built', installed '$s_inst'"
+fi
 v_mod=$(modinfo -k "$kver" -F version zcache 2>/dev/null)
 echo "# dkms version '$v_pkg', module version '$v_mod'" >&2
-if [ -n "$v_mod" ] && [ "$v_pkg" = "$v_mod" ]; then
-	ok "module version matches the DKMS version ($v_mod)"
+if [ -z "$v_mod" ]; then
+	ok "MODULE_VERSION matches the package version # SKIP zcache declares no MODULE_VERSION"
+elif [ "$v_pkg" = "$v_mod" ]; then
+	ok "MODULE_VERSION matches the package version ($v_mod)"
 else
-	nok "module version matches the DKMS version # dkms '$v_pkg', module '$v_mod'"
+	nok "MODULE_VERSION matches the package version # dkms '$v_pkg', module '$v_mod'"
 fi
 exit $failed
