@@ -80,7 +80,7 @@ if ! "$here/chroot.sh" "${binds[@]}" --host-hook "$here/pack-image.sh $tmp" \
 	"$rootfs" -- /bin/bash /mnt/zc-harness/prepare-image.sh "${prep_args[@]}" \
 	>"$tmp/build.log" 2>&1; then
 	cp "$tmp/build.log" "$ZC_CACHE/logs/image-$suite-$variant.failed.log"
-	tail -n 40 "$tmp/build.log" >&2
+	tail -n 80 "$tmp/build.log" >&2
 	zc_die "image $suite/$variant failed (log $ZC_CACHE/logs/image-$suite-$variant.failed.log)"
 fi
 echo "$recipe" >"$tmp/recipe"
