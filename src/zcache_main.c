@@ -14,6 +14,7 @@
 #include <linux/moduleparam.h>
 #include <linux/fs.h>
 #include <linux/err.h>
+#include <linux/atomic.h>
 #include "zcache_internal.h"
 
 /* Master switch: frontswap and cleancache accept new pages. */
@@ -45,7 +46,7 @@ ZC_EXPORT_SYMBOL(zcache_is_enabled);
  */
 bool zcache_zswap_active(void)
 {
-	static bool warned;
+	static atomic_t warned = ATOMIC_INIT(0);
 	struct file *f;
 	char buf[4] = "";
 	loff_t pos = 0;
@@ -58,10 +59,8 @@ bool zcache_zswap_active(void)
 	n = kernel_read(f, buf, sizeof(buf) - 1, &pos);
 	filp_close(f, NULL);
 	on = n > 0 && (buf[0] == 'Y' || buf[0] == 'y' || buf[0] == '1');
-	if (on && !warned) {
-		warned = true;
+	if (on && !atomic_xchg(&warned, 1))
 		pr_warn("zswap is enabled too: swap pages may be compressed twice; consider zswap.enabled=0\n");
-	}
 	return on;
 }
 ZC_EXPORT_SYMBOL(zcache_zswap_active);
