@@ -40,7 +40,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/.." && pwd)
 . "$here/lib.sh"
 
-usage() { sed -n '4,36s/^# \{0,1\}//p' "$0" >&2; exit 2; }
+usage() { sed -n '4,/^[^#]/{/^#/s/^# \{0,1\}//p}' "$0" >&2; exit 2; }
 
 install=fast flavour= name= mem=1024 smp=2 tmo= scratch= only= script=
 quick= append= pow=1 pkgdir=${ZC_PKG_DIR:-$ZC_CACHE/pkg}
