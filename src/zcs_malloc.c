@@ -111,6 +111,8 @@ static atomic_t zcs_fail_count;		/* calls since fail_alloc_every was set */
  * @pages_per_zspage: pages in a zspage (constant)
  * @objs_per_zspage: objects in a zspage (constant)
  * @huge:	one object per page, stored without header (constant)
+ * @fg_mul:	(10 << 24) / objs_per_zspage, rounded up: fullness group
+ *		without a division (constant)
  */
 struct zcs_class {
 	spinlock_t lock;
@@ -124,6 +126,7 @@ struct zcs_class {
 	unsigned int pages_per_zspage;
 	unsigned int objs_per_zspage;
 	bool huge;
+	u64 fg_mul;
 };
 
 /**
@@ -305,7 +308,7 @@ static inline u8 zcs_fg_of(struct zcs_class *class, struct zcs_zspage *zspage)
 		return ZCS_FG_EMPTY;
 	if (zspage->inuse == class->objs_per_zspage)
 		return ZCS_FG_FULL;
-	return 1 + zspage->inuse * 10 / class->objs_per_zspage;
+	return 1 + min_t(unsigned int, 9, (zspage->inuse * class->fg_mul) >> 24);
 }
 
 static void zcs_fg_del(struct zcs_class *class, struct zcs_zspage *zspage)
@@ -355,8 +358,13 @@ static unsigned int zcs_obj_take(struct zcs_class *class,
 		zspage->huge_handle = (unsigned long)slot;
 		zspage->freeobj = class->objs_per_zspage;
 	} else {
-		zspage->freeobj = zcs_hdr_get(class, zspage, idx) >> 1;
-		zcs_hdr_set(class, zspage, idx, (unsigned long)slot | ZCS_TAG_ALLOC);
+		unsigned int off = idx * class->size;
+		char *addr = zc_kmap_local(zspage->pages[off >> PAGE_SHIFT]);
+		unsigned long *hdr = (unsigned long *)(addr + offset_in_page(off));
+
+		zspage->freeobj = *hdr >> 1;
+		*hdr = (unsigned long)slot | ZCS_TAG_ALLOC;
+		zc_kunmap_local(addr);
 	}
 	zspage->inuse++;
 	class->objs_inuse++;
@@ -1291,6 +1299,7 @@ static int zcs_classes_init(struct zcs_pool *pool)
 		class->pages_per_zspage = pages;
 		class->objs_per_zspage = objs;
 		class->huge = objs == 1;
+		class->fg_mul = DIV_ROUND_UP_ULL(10ULL << 24, objs);
 		pool->classes[i] = class;
 		prev = class;
 	}

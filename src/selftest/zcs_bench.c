@@ -220,6 +220,7 @@ struct zcs_bench_result {
 	u64 pool;		/* ... and pool bytes */
 	u64 compacted;		/* pages freed by compaction */
 	u64 compact_ns;
+	u64 phase_ns[5];	/* fill, churn, read, thin, drain */
 	unsigned long errors;
 };
 
@@ -309,6 +310,8 @@ static int zcs_bench_round(const struct zcs_bench_ops *ops, u32 seed,
 			cond_resched();
 	}
 	ops_n += 2 * (u64)i;
+	t = ktime_get_ns();
+	res->phase_ns[0] += t - t0;
 	/* churn */
 	for (k = 0; k < churn_ops; k++) {
 		struct zcs_bench_obj *o = &objs[zcs_bench_rand() % nr_objs];
@@ -326,6 +329,8 @@ static int zcs_bench_round(const struct zcs_bench_ops *ops, u32 seed,
 		if (!(k % 1024))
 			cond_resched();
 	}
+	res->phase_ns[1] += ktime_get_ns() - t;
+	t = ktime_get_ns();
 	/* read */
 	for (i = 0; i < nr_objs; i++) {
 		if (!objs[i].handle)
@@ -334,6 +339,7 @@ static int zcs_bench_round(const struct zcs_bench_ops *ops, u32 seed,
 			res->errors++;
 		ops_n++;
 	}
+	res->phase_ns[2] += ktime_get_ns() - t;
 	ns += ktime_get_ns() - t0;
 	pages = ops->pages(pool);
 	res->payload += payload;
@@ -349,6 +355,7 @@ static int zcs_bench_round(const struct zcs_bench_ops *ops, u32 seed,
 		objs[i].handle = 0;
 		ops_n++;
 	}
+	res->phase_ns[3] += ktime_get_ns() - t0;
 	ns += ktime_get_ns() - t0;
 	t = ktime_get_ns();
 	freed = ops->compact(pool);
@@ -369,6 +376,7 @@ static int zcs_bench_round(const struct zcs_bench_ops *ops, u32 seed,
 		objs[i].handle = 0;
 		ops_n += 2;
 	}
+	res->phase_ns[4] += ktime_get_ns() - t0;
 	ns += ktime_get_ns() - t0;
 	ops->destroy(pool);
 	res->ops += ops_n;
@@ -398,6 +406,12 @@ static void zcs_bench_report(const char *name, struct zcs_bench_result *r)
 		div_u64(r->ns, NSEC_PER_MSEC), d / 10000, d % 10000,
 		r->payload >> 10, r->pool >> 10, r->compacted,
 		div_u64(r->compact_ns, NSEC_PER_MSEC), r->errors);
+	pr_info("%s: phases (ms): fill %llu churn %llu read %llu thin %llu drain %llu\n",
+		name, div_u64(r->phase_ns[0], NSEC_PER_MSEC),
+		div_u64(r->phase_ns[1], NSEC_PER_MSEC),
+		div_u64(r->phase_ns[2], NSEC_PER_MSEC),
+		div_u64(r->phase_ns[3], NSEC_PER_MSEC),
+		div_u64(r->phase_ns[4], NSEC_PER_MSEC));
 }
 
 static int __init zcs_bench_init(void)
