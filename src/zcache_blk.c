@@ -574,6 +574,12 @@ ZC_BLK_DEFINE_RW_PAGE(zcache_blk_rw_page)
  * swap_info lock, or in bio completion): no write-back wait here; a copy
  * being written back may set backing_map again, which is harmless since
  * the slot is free and its next write resets it.
+ *
+ * 5.10 calls it from the completion of a swap read, which for a page read
+ * from the backing device runs in that device's interrupt context.  The
+ * core's locks are not irq-safe, and such a page has no pool entry anyway
+ * (the pool missed, or it would not have been read there): only the map
+ * bits are cleared then.
  */
 static void zcache_blk_slot_free_notify(struct block_device *bdev,
 					unsigned long index)
@@ -582,8 +588,9 @@ static void zcache_blk_slot_free_notify(struct block_device *bdev,
 
 	if (!zcache_blk_initialized(dev) || index >= dev->nr_pages)
 		return;
-	zcache_invalidate(dev->pool, zcache_blk_oid(index),
-			  zcache_blk_index(index));
+	if (in_task())
+		zcache_invalidate(dev->pool, zcache_blk_oid(index),
+				  zcache_blk_index(index));
 	clear_bit(index, dev->backing_map);
 	clear_bit(index, dev->error_map);
 	clear_bit(index, dev->nocomp_map);
