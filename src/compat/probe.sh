@@ -30,7 +30,12 @@ supported="supported: Debian 5.10, 6.1, 6.12, 7.2"
 krel=$(sed -n 's/^#define UTS_RELEASE "\(.*\)"/\1/p' \
 	"$kdir/include/generated/utsrelease.h" 2>/dev/null || true)
 [ -n "$krel" ] || krel=$(cat "$kdir/include/config/kernel.release" 2>/dev/null || true)
-[ -n "$krel" ] || krel=$(basename "$(dirname "$kdir")")
+if [ -z "$krel" ]; then
+	case $kdir in
+	*/lib/modules/*/build|*/lib/modules/*/build/) krel=${kdir%/build*}; krel=${krel##*/} ;;
+	*) krel="at $kdir" ;;
+	esac
+fi
 
 unsupported() {
 	echo "zcache: cannot build for kernel $krel: $*; $supported" >&2
