@@ -230,25 +230,41 @@ qemu+=(-append "$kargs")
 printf '%q ' timeout "$tmo" "${qemu[@]}" >"$logdir/qemu-cmdline.txt"; echo >>"$logdir/qemu-cmdline.txt"
 
 # One guest at a time on this machine.
+# Killed or interrupted: stop what we started (the lock waiter, QEMU), so
+# that no guest outlives its run and no orphan takes the lock.
+lockpid= qpid=
+stop_children() {
+	[ -z "$lockpid" ] || kill "$lockpid" 2>/dev/null
+	[ -z "$qpid" ] || kill "$qpid" 2>/dev/null
+	zc_log "run $name: interrupted"
+	exit 143
+}
+trap stop_children INT TERM HUP
 exec 7>"$ZC_CACHE/qemu.lock"
 if ! flock -n 7; then
 	zc_log "waiting for $ZC_CACHE/qemu.lock (another guest is running)"
-	flock 7
+	# In the background so that a signal is handled at once; the lock
+	# belongs to the open file, which this shell keeps.
+	flock 7 & lockpid=$!
+	wait "$lockpid" || zc_die "cannot take $ZC_CACHE/qemu.lock"
+	lockpid=
 fi
 zc_log "booting $suite, kernel $kver, transport $transport, timeout ${tmo}s"
 tq=$SECONDS
 : >"$logdir/console.log"
-( rc=0; timeout -k 15 "$tmo" "${qemu[@]}" >"$logdir/qemu.log" 2>&1 || rc=$?
-  echo "$rc" >"$logdir/qemu.rc" ) &
+timeout -k 15 "$tmo" "${qemu[@]}" >"$logdir/qemu.log" 2>&1 &
 qpid=$!
 # Progress: the guest's "zc-guest:"/"zc-run:" lines from the serial console.
 tail -n +1 -F --pid="$qpid" "$logdir/console.log" 2>/dev/null | sed -u 's/\r//g' |
 	grep -a --line-buffered -o -E 'zc-(guest|run): .*' | sed -u 's/^/    | /' >&2 &
-wait "$qpid" || true
+qrc=0
+wait "$qpid" || qrc=$?
+qpid=
+echo "$qrc" >"$logdir/qemu.rc"
 wait || true
 exec 7>&-
+trap - INT TERM HUP
 boot_s=$((SECONDS - tq))
-qrc=$(cat "$logdir/qemu.rc" 2>/dev/null || echo 255)
 
 if [ "$transport" = disk ]; then
 	e2fsck -fy "$work/share.img" >/dev/null 2>&1 || true
