@@ -1247,21 +1247,38 @@ static void zcache_blk_destroy(struct zcache_blk_dev *dev)
 
 /**************************** zcache-control class ****************************/
 
-static ssize_t zcache_blk_control_add_show(ZC_CLASS_CONST struct class *class,
-					   ZC_CLASS_CONST struct class_attribute *attr,
-					   char *buf)
+/* A new device's id, or a negative errno (logged). */
+static int zcache_blk_control_add(void)
 {
 	int id;
 
 	mutex_lock(&zcache_blk_idr_lock);
 	id = zcache_blk_add();
 	mutex_unlock(&zcache_blk_idr_lock);
-	if (id < 0) {
+	if (id < 0)
 		pr_warn("control: add: cannot create a device: %d%s\n", id,
 			id == -ENOSPC ? " (all 64 exist)" : "");
-		return id;
-	}
-	return sysfs_emit(buf, "%d\n", id);
+	return id;
+}
+
+/* Reading creates a device and prints its number. */
+static ssize_t zcache_blk_control_add_show(ZC_CLASS_CONST struct class *class,
+					   ZC_CLASS_CONST struct class_attribute *attr,
+					   char *buf)
+{
+	int id = zcache_blk_control_add();
+
+	return id < 0 ? id : sysfs_emit(buf, "%d\n", id);
+}
+
+/* Writing anything creates one too (its name is in dmesg). */
+static ssize_t zcache_blk_control_add_store(ZC_CLASS_CONST struct class *class,
+					    ZC_CLASS_CONST struct class_attribute *attr,
+					    const char *buf, size_t len)
+{
+	int id = zcache_blk_control_add();
+
+	return id < 0 ? id : len;
 }
 
 static ssize_t zcache_blk_control_remove_store(ZC_CLASS_CONST struct class *class,
@@ -1300,7 +1317,8 @@ out:
 }
 
 static struct class_attribute zcache_blk_class_attr_add =
-	__ATTR(add, 0444, zcache_blk_control_add_show, NULL);
+	__ATTR(add, 0644, zcache_blk_control_add_show,
+	       zcache_blk_control_add_store);
 static struct class_attribute zcache_blk_class_attr_remove =
 	__ATTR(remove, 0200, NULL, zcache_blk_control_remove_store);
 
