@@ -178,6 +178,8 @@ kargs="root=LABEL=zcroot rw console=ttyS0,115200 zcshare=$transport oops=panic p
 # default 20 s soft-lockup and 21 s RCU-stall limits fire on healthy guests.
 # Raised to 120 s (a real lockup is still caught); hung tasks: the runner.
 kargs+=" watchdog_thresh=60 rcupdate.rcu_cpu_stall_timeout=120"
+# A ring buffer that does not wrap during long runs.
+kargs+=" log_buf_len=8M"
 [ "$pow" = 0 ] || kargs+=" panic_on_warn=1"
 
 if [ "$transport" = 9p ]; then
@@ -298,10 +300,12 @@ fi
 # Kernel splats anywhere in the guest's log (the runner also pins them to
 # the suite during which they appeared).
 splat_re='Oops|BUG:|WARNING:|Kernel panic|general protection fault|Call Trace:|possible circular locking|possible recursive locking|inconsistent lock state|lockdep|KASAN:|UBSAN:|kmemleak: [0-9]+ new suspected|unreferenced object|soft lockup|hard LOCKUP|blocked for more than|refcount_t:|list_(add|del) corruption|Poison overwritten'
-klog=$share/dmesg.txt
-[ -s "$klog" ] || klog=$logdir/console.log
+# Both the saved dmesg and the console (which has what a wrapped ring
+# buffer or a panic lost), minus the harness's own progress lines.
 grep -v -E '^#|^$' "$repo/tests/guest/dmesg-ignore.txt" >"$work/ignore" || true
-if grep -a -E "$splat_re" "$klog" | grep -a -v -E -f "$work/ignore" -e '^$' >"$logdir/splats.txt"; then
+if cat "$share/dmesg.txt" "$logdir/console.log" 2>/dev/null | tr -d '\r' |
+	grep -a -v -E 'zc-(run|guest):' | grep -a -E "$splat_re" |
+	grep -a -v -E -f "$work/ignore" -e '^$' >"$logdir/splats.txt"; then
 	reasons+=("kernel splat in the guest log: $(head -n 1 "$logdir/splats.txt" | tr -d '\r' | cut -c1-160)")
 fi
 token=$(cat "$share/token" 2>/dev/null || true)
