@@ -46,9 +46,9 @@ static unsigned int churn_ops = 100000;
 module_param(churn_ops, uint, 0444);
 MODULE_PARM_DESC(churn_ops, "free + allocate operations per round (default 100000)");
 
-static unsigned int rounds = 3;
+static unsigned int rounds = 4;
 module_param(rounds, uint, 0444);
-MODULE_PARM_DESC(rounds, "rounds, each allocator once per round (default 3)");
+MODULE_PARM_DESC(rounds, "rounds, each allocator once per round, who goes first alternates (default 4)");
 
 static unsigned int huge_pct = 5;
 module_param(huge_pct, uint, 0444);

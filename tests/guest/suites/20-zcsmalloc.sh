@@ -94,7 +94,7 @@ fi
 
 # 4. benchmark
 bargs=()
-[ -z "${ZC_QUICK:-}" ] || bargs=(nr_objs=5000 churn_ops=20000 rounds=1)
+[ -z "${ZC_QUICK:-}" ] || bargs=(nr_objs=5000 churn_ops=20000 rounds=2)
 mark=$(dmesg | wc -l)
 echo "+ modprobe zcsmalloc_bench ${bargs[*]}" >&2
 if modprobe zcsmalloc_bench "${bargs[@]}" >&2; then bst=ok; else bst=fail; fi
