@@ -58,8 +58,12 @@ verify() {
 	local pages=$(( $(stat -c %s "$1") / PAGE ))
 	rpages "$2" "$pages" "$W/readback" && cmp "$1" "$W/readback"
 }
+# udev's blkid opens a device after a writer closes it: wait for that
+# before anything that needs the device closed (reset, remove).
+settle() { udevadm settle 2>/dev/null; sleep 0.2; }
 # setup SIZE [BACKING]: configure zcache0 from scratch.
 setup() {
+	settle
 	echo 1 >"$S/reset" || return 1
 	if [ -n "${2:-}" ]; then echo "$2" >"$S/backing_dev" || return 1; fi
 	echo "$1" >"$S/disksize"
@@ -123,7 +127,7 @@ fi
 bsize=$(blockdev --getsize64 "$backing")
 echo "# backing device $backing, $bsize bytes" >&2
 check "backing_dev $backing, disksize 128M" \
-	sh -c "$(declare -f setup); S=$S; setup 128M $backing && grep -qx $backing $S/backing_dev"
+	sh -c "$(declare -f settle setup); S=$S; setup 128M $backing && grep -qx $backing $S/backing_dev"
 check "incompressible pages go to the backing device and read back" \
 	sh -c "$(declare -f wpages rpages verify); PAGE=$PAGE DEV=$DEV W=$W; wpages $W/random 0 && verify $W/random 0 && test \$(cat $S/backing_writes_incompressible) -ge 200 && test \$(cat $S/backing_reads) -ge 200"
 check "compressible pages stay in the pool" \
@@ -131,6 +135,7 @@ check "compressible pages stay in the pool" \
 check "writeback_pages: cold pages are written back and read back from the backing device" \
 	sh -c "$(declare -f wpages rpages verify); PAGE=$PAGE DEV=$DEV W=$W; echo 4096 >$S/writeback_pages && test \$(cat $S/written_back_pages) -gt 0 && test \$(cat $S/backing_writes_writeback) -gt 0 && verify $W/text 512 && verify $W/same 576 && verify $W/random 0"
 log_stats "after write-back"
+settle
 check "reset frees the device (disksize 0, backing none)" \
 	sh -c "echo 1 >$S/reset && grep -qx 0 $S/disksize && grep -qx none $S/backing_dev && test \$(blockdev --getsize64 $DEV) = 0"
 
@@ -142,7 +147,7 @@ size_mb=$((mem_kb * 13 / 10 / 1024)) passes=2
 swap_bytes=$(( bsize / PAGE * PAGE ))
 [ "$swap_bytes" -le $((2 << 30)) ] || swap_bytes=$((2 << 30))
 check "swap: mkswap + swapon -p 100 on $DEV over $backing" \
-	sh -c "$(declare -f setup); S=$S; setup $swap_bytes $backing && mkswap $DEV >/dev/null && swapon -p 100 $DEV && grep -q '^$DEV ' /proc/swaps"
+	sh -c "$(declare -f settle setup); S=$S; setup $swap_bytes $backing && mkswap $DEV >/dev/null && swapon -p 100 $DEV && grep -q '^$DEV ' /proc/swaps"
 old_pool_percent=$(cat "$P/max_pool_percent" 2>/dev/null)
 check "max_pool_percent=10" sh -c "echo 10 >$P/max_pool_percent && grep -qx 10 $P/max_pool_percent"
 
@@ -182,12 +187,13 @@ if [ "$bw" -gt 0 ] && [ "${max:-0}" -gt 0 ]; then
 else
 	nok "the pool held pages and the rest reached the backing device # pool max ${max:-0}, backing writes $bw"
 fi
-check "swapoff, reset" sh -c "swapoff $DEV && echo 1 >$S/reset"
+check "swapoff, reset" sh -c "swapoff $DEV && udevadm settle; echo 1 >$S/reset"
 
 # --- run-time devices ------------------------------------------------------
 id=$(cat /sys/class/zcache-control/add 2>/dev/null)
 echo "# control/add: '$id'" >&2
 check "zcache-control: add prints a new id, remove deletes it" \
 	sh -c "test -n '$id' && udevadm settle; test -b /dev/zcache$id && echo $id >/sys/class/zcache-control/remove && ! test -e /sys/block/zcache$id"
+settle
 check "rmmod zcache" sh -c "echo 1 >$S/reset; modprobe -r zcache && ! test -d /sys/module/zcache"
 exit $failed

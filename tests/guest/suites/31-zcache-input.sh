@@ -166,11 +166,12 @@ exec 7<>/dev/zcache0
 refuse_all "zcache0 reset while open" "Device or resource busy" "$S/reset" "1"
 refuse_all "remove zcache0 while open" "Device or resource busy" "$C/remove" "0"
 exec 7>&-
+udevadm settle 2>/dev/null
 refuse_all "zcache-control remove: garbage" "Invalid argument" "$C/remove" \
 	"abc" "-1" $'\n' "99" "zcache99" "99999999999999999999"
 
 check "valid values still work: data on zcache0 reads back, reset, remove zcache1" \
-	sh -c "head -c 1M /dev/urandom >$W/data && dd if=$W/data of=/dev/zcache0 bs=4096 oflag=direct status=none && dd if=/dev/zcache0 bs=4096 count=256 iflag=direct status=none | cmp - $W/data && echo 1 >$S/reset && echo 1 >/sys/block/zcache1/zcache/reset && echo 1 >$C/remove && ! test -e /sys/block/zcache1"
+	sh -c "head -c 1M /dev/urandom >$W/data && dd if=$W/data of=/dev/zcache0 bs=4096 oflag=direct status=none && dd if=/dev/zcache0 bs=4096 count=256 iflag=direct status=none | cmp - $W/data && udevadm settle && echo 1 >$S/reset && echo 1 >/sys/block/zcache1/zcache/reset && echo 1 >$C/remove && ! test -e /sys/block/zcache1"
 check "rmmod zcache" sh -c "modprobe -r zcache && ! test -d /sys/module/zcache"
 echo "1..$n"
 exit $failed
