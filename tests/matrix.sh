@@ -185,9 +185,18 @@ do_matrix() {
 		rm -rf "$out"
 		mkdir -p "$out"
 		zc_log "matrix $s: DKMS build, purge, reinstall (log $logs/matrix-$s.log)"
-		rc=0
-		run_in_suite inner_matrix "$s" --bind "$pkg:/pkg" --bind "$out:/out" \
-			>"$logs/matrix-$s.log" 2>&1 || rc=$?
+		# The full log goes to the file, the step titles to the terminal.
+		{
+			rc=0
+			run_in_suite inner_matrix "$s" --bind "$pkg:/pkg" \
+				--bind "$out:/out" 2>&1 || rc=$?
+			echo "$rc" >"$out.rc"
+		} | tee "$logs/matrix-$s.log" |
+			while IFS= read -r line; do
+				case $line in "=== "*) zc_log "matrix $s: ${line#=== }" ;; esac
+			done
+		rc=$(cat "$out.rc" 2>/dev/null || echo 1)
+		rm -f "$out.rc"
 		[ -f "$out/result.env" ] || echo "build=FAIL" >"$out/result.env"
 		(
 			. "$out/result.env"
