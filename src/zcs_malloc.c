@@ -24,7 +24,7 @@
  * (compat-mm.h).  No page flag of ours, no ->index, no ->lru.
  *
  * Fullness groups: a class lists its zspages in ZCS_NR_FG groups by the
- * share of objects in use (empty, ten 10% steps, full).  Allocation takes
+ * share of objects in use (empty, four 25% steps, full).  Allocation takes
  * the fullest non-full zspage; compaction moves objects from the
  * emptiest to the fullest and frees the emptied zspages.
  *
@@ -80,10 +80,16 @@
 #define ZCS_LEN_MASK		((1UL << ZCS_LEN_BITS) - 1)
 #define ZCS_PFN_SHIFT		(ZCS_IDX_BITS + ZCS_LEN_BITS)
 
-/* Fullness groups: 0 empty (never listed), 1..10 partial, 11 full. */
+/*
+ * Fullness groups: 0 empty (never listed), 1..ZCS_FG_PARTIAL partial (in
+ * equal steps of the share of objects in use), then full.  Few partial
+ * groups mean fewer list moves on the hot paths; four are enough to pick
+ * good compaction sources and allocation targets.
+ */
+#define ZCS_FG_PARTIAL		4
 #define ZCS_FG_EMPTY		0
-#define ZCS_FG_FULL		11
-#define ZCS_NR_FG		12
+#define ZCS_FG_FULL		(ZCS_FG_PARTIAL + 1)
+#define ZCS_NR_FG		(ZCS_FG_PARTIAL + 2)
 
 /* Highest accepted fail_alloc_every. */
 #define ZCS_FAIL_EVERY_MAX	1000000
@@ -111,8 +117,8 @@ static atomic_t zcs_fail_count;		/* calls since fail_alloc_every was set */
  * @pages_per_zspage: pages in a zspage (constant)
  * @objs_per_zspage: objects in a zspage (constant)
  * @huge:	one object per page, stored without header (constant)
- * @fg_mul:	(10 << 24) / objs_per_zspage, rounded up: fullness group
- *		without a division (constant)
+ * @fg_mul:	(ZCS_FG_PARTIAL << 24) / objs_per_zspage, rounded up:
+ *		fullness group without a division (constant)
  */
 struct zcs_class {
 	spinlock_t lock;
@@ -308,7 +314,8 @@ static inline u8 zcs_fg_of(struct zcs_class *class, struct zcs_zspage *zspage)
 		return ZCS_FG_EMPTY;
 	if (zspage->inuse == class->objs_per_zspage)
 		return ZCS_FG_FULL;
-	return 1 + min_t(unsigned int, 9, (zspage->inuse * class->fg_mul) >> 24);
+	return 1 + min_t(unsigned int, ZCS_FG_PARTIAL - 1,
+			 (zspage->inuse * class->fg_mul) >> 24);
 }
 
 static void zcs_fg_del(struct zcs_class *class, struct zcs_zspage *zspage)
@@ -1184,7 +1191,7 @@ static int zcs_classes_show(struct seq_file *m, void *v)
 		   "class", "size", "ppz", "opz", "zspages", "objs_alloc",
 		   "objs_used", "pages", "payload");
 	for (fg = 1; fg < ZCS_FG_FULL; fg++)
-		seq_printf(m, " %5s%d", "<", fg * 10);
+		seq_printf(m, " %5s%d", "<", fg * 100 / ZCS_FG_PARTIAL);
 	seq_printf(m, " %6s\n", "full");
 
 	for (i = 0; i < ZCS_NR_CLASSES; i++) {
@@ -1299,7 +1306,7 @@ static int zcs_classes_init(struct zcs_pool *pool)
 		class->pages_per_zspage = pages;
 		class->objs_per_zspage = objs;
 		class->huge = objs == 1;
-		class->fg_mul = DIV_ROUND_UP_ULL(10ULL << 24, objs);
+		class->fg_mul = DIV_ROUND_UP_ULL((u64)ZCS_FG_PARTIAL << 24, objs);
 		pool->classes[i] = class;
 		prev = class;
 	}
