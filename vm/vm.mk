@@ -10,7 +10,7 @@ QUICK ?= 1
 ZC_VM_SUITES := bullseye bookworm trixie sid
 vm_pkg_target = $(if $(filter rpm,$(1)),rpm,$(if $(filter none,$(1)),,deb))
 
-.PHONY: vm-image vm-test vm-matrix vm-upgrade-test vm-harness-catch \
+.PHONY: vm-image vm-test vm-matrix vm-upgrade-test vm-harness-catch vm-test-runner \
 	vm-fixture vm-fixture-test vm-clean-images
 
 ## vm-image        build (or reuse) the test image of SUITE=<suite>
@@ -38,6 +38,11 @@ vm-upgrade-test: deb
 ##                 (ZC_FORCE_FAIL), a kernel WARNING, a timeout
 vm-harness-catch:
 	vm/harness-catch.sh $(SUITE)
+
+## vm-test-runner  the guest runner's verdicts on stand-in suites, on the
+##                 host, no guest, no module (seconds)
+vm-test-runner:
+	vm/test-runner.sh
 
 ## vm-fixture-test the harness's own install paths with a stand-in package
 ##                 (vm/fixture): fast, cloud, rpm and the kernel upgrade

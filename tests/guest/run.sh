@@ -20,6 +20,13 @@
 # failing test of that name), ZC_FORCE_WARN (inject a fake WARNING line).
 
 set -u
+# Only a harness guest may be powered off: elsewhere (vm/test-runner.sh on
+# the host) ZC_NO_POWEROFF=1 is required.
+if ! grep -q -E '(^| )zcshare=(9p|disk)( |$)' /proc/cmdline && [ "${ZC_NO_POWEROFF:-0}" != 1 ]; then
+	echo "$0: not in a harness guest (no zcshare= on the kernel command line): set ZC_NO_POWEROFF=1" >&2
+	exit 2
+fi
+DMESG=${ZC_DMESG_CMD:-dmesg}
 export ZC_TESTS=${ZC_TESTS:-$(cd "$(dirname "$0")/.." && pwd)}
 R=${ZC_RESULTS:?ZC_RESULTS must name the writable results directory}
 export ZC_BIN=${ZC_BIN:-/var/tmp/zc-bin}
@@ -27,9 +34,9 @@ export ZC_SUITE=${ZC_SUITE:-unknown} ZC_QUICK=${ZC_QUICK:-}
 SUITE_TIMEOUT=${ZC_SUITE_TIMEOUT:-3600}
 SPLAT_RE='Oops|BUG:|WARNING:|Kernel panic|general protection fault|Call Trace:|possible circular locking|possible recursive locking|inconsistent lock state|lockdep|KASAN:|UBSAN:|kmemleak: [0-9]+ new suspected|unreferenced object|soft lockup|hard LOCKUP|blocked for more than|refcount_t:|list_(add|del) corruption|Poison overwritten'
 
-mkdir -p "$R/suites" "$ZC_BIN"
+mkdir -p "$R/suites" "$ZC_BIN" "${ZC_RUN_TMP:-/run}"
 # Known distro noise that the splat checks skip (see the file).
-IGNORE=/run/zc-dmesg-ignore
+IGNORE=${ZC_RUN_TMP:-/run}/zc-dmesg-ignore
 grep -v -E '^#|^$' "$ZC_TESTS/guest/dmesg-ignore.txt" >"$IGNORE" 2>/dev/null || true
 echo '^$' >>"$IGNORE"
 splats() { grep -a -E "$SPLAT_RE" "$1" | grep -a -v -E -f "$IGNORE"; }
@@ -61,14 +68,14 @@ finish() {
 say "kernel $(uname -r), suite $ZC_SUITE, run ${ZC_RUN_ID:-?}"
 # Under TCG on a loaded host a task can wait minutes for I/O without being
 # hung: report only waits past 10 minutes (the host's timeout is the limit).
-sysctl -q -w kernel.hung_task_timeout_secs=600 2>/dev/null || true
+[ "${ZC_NO_POWEROFF:-0}" = 1 ] || sysctl -q -w kernel.hung_task_timeout_secs=600 2>/dev/null || true
 if [ -n "${ZC_EXPECT_KERNEL:-}" ] && [ "$(uname -r)" != "$ZC_EXPECT_KERNEL" ]; then
 	say "booted $(uname -r), expected $ZC_EXPECT_KERNEL"
 fi
 
 # The list of suites: synthetic ones (workload build, injected failure)
 # are generated under /run/zc-suites.
-gen=/run/zc-suites
+gen=${ZC_RUN_TMP:-/run}/zc-suites
 mkdir -p "$gen"
 suites=()
 
@@ -114,13 +121,13 @@ exit 1
 EOS
 	suites+=("$gen/force-fail.sh")
 fi
-if [ -n "${ZC_FORCE_WARN:-}" ]; then
+if [ -n "${ZC_FORCE_WARN:-}" ] && [ "${ZC_NO_POWEROFF:-0}" != 1 ]; then
 	echo "WARNING: CPU: 0 PID: $$ at zcache-harness: injected by ZC_FORCE_WARN" >/dev/kmsg
 fi
 
 # 2-3. Run and judge each suite.
 all_ok=1 total=${#suites[@]} i=0
-klog_mark() { dmesg | wc -l; }
+klog_mark() { $DMESG | wc -l; }
 {
 	echo "TAP version 13"
 	echo "1..$total"
@@ -138,7 +145,7 @@ for s in "${suites[@]}"; do
 	timeout -k 10 "$SUITE_TIMEOUT" bash "$s" >"$d/ktap.txt" 2>"$d/stderr.txt" </dev/null || rc=$?
 	secs=$(( $(date +%s) - t ))
 	echo "$rc" >"$d/exit-status"
-	dmesg | tail -n +"$((mark + 1))" >"$d/dmesg.txt"
+	$DMESG | tail -n +"$((mark + 1))" >"$d/dmesg.txt"
 	# Top-level KTAP results only (subtests are indented).
 	p=$(grep -c -E '^ok [0-9]+' "$d/ktap.txt" | tr -d ' ' || true)
 	skp=$(grep -E '^ok [0-9]+' "$d/ktap.txt" | grep -c -i '# *SKIP' || true)
@@ -179,13 +186,14 @@ for s in "${suites[@]}"; do
 	{ sed 's/^/    /' "$d/ktap.txt"; cat "$R/ktap.txt.tail"; } >>"$R/ktap.txt"
 	rm -f "$R/ktap.txt.tail"
 	printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$n" "$status" "$p" "$f" "$skp" "$secs" >>"$R/summary.tsv"
-	say "[$i/$total] $n: $status ($p passed, $f failed, $skp skipped, ${secs}s)${why:+: ${why[*]}}"
+	say "[$i/$total] $n: $status ($p passed, $f failed, $skp skipped, ${secs}s)${why:+: $(IFS=,; echo "${why[*]}")}"
 	[ "$status" != fail ] || sed 's/^/zc-run:     /' "$d/ktap.txt" | grep -E '^zc-run: +not ok' | cut -c1-200 >&3
 	sync
 done
 
 # 4. The kernel log of the whole boot; kmemleak where the kernel has it.
-if [ -w /sys/kernel/debug/kmemleak ] || mount -t debugfs none /sys/kernel/debug 2>/dev/null; then
+if [ "${ZC_NO_POWEROFF:-0}" = 1 ]; then :
+elif [ -w /sys/kernel/debug/kmemleak ] || mount -t debugfs none /sys/kernel/debug 2>/dev/null; then
 	if [ -w /sys/kernel/debug/kmemleak ]; then
 		echo scan >/sys/kernel/debug/kmemleak; sleep 5; echo scan >/sys/kernel/debug/kmemleak
 		cat /sys/kernel/debug/kmemleak >"$R/kmemleak.txt"
@@ -194,7 +202,7 @@ if [ -w /sys/kernel/debug/kmemleak ] || mount -t debugfs none /sys/kernel/debug 
 		fi
 	fi
 fi
-dmesg >"$R/dmesg.txt"
+$DMESG >"$R/dmesg.txt"
 if splats "$R/dmesg.txt" >"$R/splats.txt"; then
 	all_ok=0
 	echo "kernel log: $(head -n 1 "$R/splats.txt" | cut -c1-160)" >>"$R/failures.txt"

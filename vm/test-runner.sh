@@ -1,0 +1,84 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# vm/test-runner.sh: host-side self-test of the guest runner's verdicts
+# (tests/guest/run.sh), without a guest and without any kernel module: the
+# runner runs stand-in suites from a temporary tree with ZC_NO_POWEROFF=1 and
+# a fake kernel log.  Checks that a passing suite passes, a skip skips, and
+# each way of failing (not ok with exit 0, non-zero exit, plan mismatch,
+# Bail out!, a kernel splat during the suite, ZC_FORCE_FAIL) fails the run
+# and is named in failures.txt, and that the token appears only when
+# everything passed.  `make vm-test-runner`; seconds, no lock.
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+runner=$here/../tests/guest/run.sh
+t=$(mktemp -d)
+trap 'rm -rf "$t"' EXIT
+S=$t/tests/guest/suites
+mkdir -p "$S"
+: >"$t/dmesg"
+echo '# none' >"$t/tests/guest/dmesg-ignore.txt"
+k() { cat >"$S/$1.sh"; }
+k 10-pass <<'EOS'
+echo "TAP version 13"; echo "1..2"; echo "ok 1 one"; echo "ok 2 two"
+EOS
+k 11-skip <<'EOS'
+echo "TAP version 13"; echo "1..0 # SKIP nothing to do here"; exit 4
+EOS
+k 12-notok <<'EOS'
+echo "TAP version 13"; echo "1..2"; echo "ok 1 one"; echo "not ok 2 second-case-fails"; exit 0
+EOS
+k 13-exit <<'EOS'
+echo "TAP version 13"; echo "1..1"; echo "ok 1 one"; exit 3
+EOS
+k 14-plan <<'EOS'
+echo "TAP version 13"; echo "1..3"; echo "ok 1 one"; echo "ok 2 two"
+EOS
+k 15-bail <<'EOS'
+echo "TAP version 13"; echo "1..2"; echo "ok 1 one"; echo "Bail out! cannot go on"
+EOS
+k 16-splat <<'EOS'
+echo "TAP version 13"; echo "1..1"; echo "ok 1 looks fine"
+echo "[  1.0] WARNING: CPU: 0 PID: 1 at fake.c:1 fake_function" >>"$ZC_FAKE_DMESG"
+EOS
+
+fails=0
+check() {	# check DESCRIPTION COMMAND...
+	if "${@:2}"; then echo "ok - $1"; else echo "NOT OK - $1"; fails=$((fails + 1)); fi
+}
+run() {	# run NAME [VAR=VALUE...]: one runner pass into $t/NAME
+	local n=$1; shift
+	mkdir -p "$t/$n"
+	env -i PATH="$PATH" ZC_NO_POWEROFF=1 ZC_RUN_ID="id-$n" ZC_SUITE=test \
+		ZC_TESTS="$t/tests" ZC_RESULTS="$t/$n" ZC_BIN="$t/bin" ZC_RUN_TMP="$t/tmp-$n" \
+		ZC_DMESG_CMD="cat $t/dmesg" ZC_FAKE_DMESG="$t/dmesg" "$@" \
+		bash "$runner" >/dev/null
+}
+st() { awk -F'\t' -v s="$2" '$1 == s {print $2}' "$t/$1/summary.tsv"; }
+
+run all
+for s in 12-notok 13-exit 14-plan 15-bail 16-splat; do
+	check "$s fails" test "$(st all $s)" = fail
+	check "$s is named in failures.txt" grep -q "^$s: " "$t/all/failures.txt"
+done
+check "10-pass passes" test "$(st all 10-pass)" = pass
+check "11-skip skips" test "$(st all 11-skip)" = skip
+check "not ok line quoted" grep -q 'second-case-fails' "$t/all/failures.txt"
+check "plan mismatch named" grep -q 'planned 3 tests, ran 2' "$t/all/failures.txt"
+check "splat named" grep -q '16-splat: kernel splat: .*WARNING' "$t/all/failures.txt"
+check "no token when a suite failed" test ! -e "$t/all/token"
+check "aggregate KTAP has 7 suites" grep -q '^1\.\.7$' "$t/all/ktap.txt"
+
+: >"$t/dmesg"
+run good ZC_ONLY='1[01]-*'
+check "token when everything passed" grep -qx 'ZC-TESTS-PASSED id-good' "$t/good/token"
+
+run forced ZC_ONLY='10-*' ZC_FORCE_FAIL=harness-canary
+check "ZC_FORCE_FAIL fails the run" test ! -e "$t/forced/token"
+check "ZC_FORCE_FAIL names the test" grep -q '^force-fail: not ok 1 harness-canary' "$t/forced/failures.txt"
+
+check "refuses to run outside a guest without ZC_NO_POWEROFF" \
+	sh -c "! env -i PATH=\"$PATH\" ZC_RESULTS=$t/x bash $runner 2>/dev/null"
+
+echo "runner self-test: $fails failure(s)"
+[ "$fails" = 0 ]
