@@ -853,70 +853,80 @@ static ssize_t zcache_blk_backing_dev_show(struct device *d,
 	return ret;
 }
 
+/*
+ * The backing device is opened before dev->lock is taken: opening a
+ * block device takes its open_mutex, and when that device is a zcache
+ * device (refused below, but only once opened) its ->open takes its own
+ * dev->lock, which would invert disk->open_mutex -> dev->lock.
+ */
 static ssize_t zcache_blk_backing_dev_store(struct device *d,
-				 struct device_attribute *attr,
-				 const char *buf, size_t len)
+					    struct device_attribute *attr,
+					    const char *buf, size_t len)
 {
 	struct zcache_blk_dev *dev = zcache_blk_dev_of(d);
-	struct zc_bdev backing = {};
-	char *path;
+	struct zc_bdev backing = {}, old = {};
+	char *path, *old_path = NULL;
+	bool none;
 	int ret;
 
 	path = kstrndup(buf, PATH_MAX, GFP_KERNEL);
 	if (!path)
 		return -ENOMEM;
 	strim(path);
+	none = !*path || !strcmp(path, "none");
 
-	mutex_lock(&dev->lock);
-	if (zcache_blk_initialized(dev)) {
-		pr_warn("%s: backing_dev: device in use (disksize set); reset it first\n",
-			zcache_blk_name(dev));
-		ret = -EBUSY;
-		goto out;
-	}
-	if (!*path || !strcmp(path, "none")) {
-		zcache_blk_free_backing(dev);
-		ret = len;
-		goto out;
-	}
-	if (path[0] != '/') {
+	if (!none && path[0] != '/') {
 		pr_warn("%s: backing_dev: '%.64s' is not an absolute path\n",
 			zcache_blk_name(dev), path);
 		ret = -EINVAL;
 		goto out;
 	}
-	ret = zc_bdev_open(&backing, path, dev);
-	if (ret) {
-		pr_warn("%s: backing_dev: cannot open %.64s exclusively: %d (%s)\n",
-			zcache_blk_name(dev), path, ret,
-			ret == -EBUSY ? "in use" : "not a usable block device");
-		if (ret != -EBUSY)
+	if (!none) {
+		ret = zc_bdev_open(&backing, path, dev);
+		if (ret) {
+			pr_warn("%s: backing_dev: cannot open %.64s exclusively: %d (%s)\n",
+				zcache_blk_name(dev), path, ret,
+				ret == -EBUSY ? "in use" :
+				"not a usable block device");
+			if (ret != -EBUSY)
+				ret = -EINVAL;
+			goto out;
+		}
+		if (backing.bdev->bd_disk->fops == &zcache_blk_fops) {
+			pr_warn("%s: backing_dev: %.64s is a zcache device\n",
+				zcache_blk_name(dev), path);
 			ret = -EINVAL;
+			goto out;
+		}
+		if (bdev_logical_block_size(backing.bdev) > PAGE_SIZE ||
+		    zc_bdev_nr_sectors(backing.bdev) < ZCACHE_BLK_SECTORS_PER_PAGE) {
+			pr_warn("%s: backing_dev: %.64s is too small or its block size exceeds the page size\n",
+				zcache_blk_name(dev), path);
+			ret = -EINVAL;
+			goto out;
+		}
+	}
+
+	mutex_lock(&dev->lock);
+	if (zcache_blk_initialized(dev)) {
+		mutex_unlock(&dev->lock);
+		pr_warn("%s: backing_dev: device in use (disksize set); reset it first\n",
+			zcache_blk_name(dev));
+		ret = -EBUSY;
 		goto out;
 	}
-	if (backing.bdev->bd_disk->fops == &zcache_blk_fops) {
-		pr_warn("%s: backing_dev: %.64s is a zcache device\n",
-			zcache_blk_name(dev), path);
-		ret = -EINVAL;
-		goto close;
-	}
-	if (bdev_logical_block_size(backing.bdev) > PAGE_SIZE ||
-	    zc_bdev_nr_sectors(backing.bdev) < ZCACHE_BLK_SECTORS_PER_PAGE) {
-		pr_warn("%s: backing_dev: %.64s is too small or its block size exceeds the page size\n",
-			zcache_blk_name(dev), path);
-		ret = -EINVAL;
-		goto close;
-	}
-	zcache_blk_free_backing(dev);
+	old = dev->backing;
+	old_path = dev->backing_path;
 	dev->backing = backing;
-	dev->backing_path = path;
-	path = NULL;
-	ret = len;
-	goto out;
-close:
-	zc_bdev_close(&backing);
-out:
+	dev->backing_path = none ? NULL : path;
 	mutex_unlock(&dev->lock);
+	backing = old;		/* closed below */
+	if (!none)
+		path = NULL;
+	ret = len;
+out:
+	zc_bdev_close(&backing);
+	kfree(old_path);
 	kfree(path);
 	return ret;
 }
