@@ -72,7 +72,7 @@ dmesg | grep -E 'zcache: frontswap' >&2
 if [ -n "${ZC_SCRATCH_DEV:-}" ] && [ -b "${ZC_SCRATCH_DEV:-}" ]; then
 	swapdev=$(readlink -f "$ZC_SCRATCH_DEV")
 else
-	truncate -s 2G "$W/swap.img"
+	truncate -s 1536M "$W/swap.img"
 	loopdev=$(losetup -f --show "$W/swap.img")
 	swapdev=$loopdev
 fi
