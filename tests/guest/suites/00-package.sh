@@ -54,15 +54,16 @@ check "modinfo: zcache depends on zcsmalloc" \
 	sh -c "modinfo -k $kver -F depends zcache | tr , '\n' | grep -qx zcsmalloc"
 check "modprobe knows zcache (dry run)" modprobe -n -v zcache
 v_pkg=$(dkms status 2>/dev/null | sed -n -E 's|^zcache[/,] ?([^,:]+).*|\1|p' | head -n 1)
-# The module modprobe would load is the one DKMS built for this version.
+# The module modprobe would load is the very file DKMS built for this
+# version and kernel (srcversion exists only with MODULE_VERSION: compare
+# the files themselves).
 built=$(find "/var/lib/dkms/zcache/$v_pkg/$kver" -name 'zcache.ko*' 2>/dev/null | head -n 1)
-s_built=$( [ -z "$built" ] || modinfo -F srcversion "$built" 2>/dev/null)
-s_inst=$(modinfo -k "$kver" -F srcversion zcache 2>/dev/null)
-echo "# dkms build $built srcversion '$s_built', installed srcversion '$s_inst'" >&2
-if [ -n "$s_built" ] && [ "$s_built" = "$s_inst" ]; then
-	ok "installed zcache is DKMS's build of $v_pkg (srcversion $s_inst)"
+inst=$(modinfo -k "$kver" -F filename zcache 2>/dev/null)
+echo "# dkms build '$built', installed '$inst'" >&2
+if [ -n "$built" ] && [ -n "$inst" ] && cmp -s "$built" "$inst"; then
+	ok "installed zcache is DKMS's build of $v_pkg for $kver"
 else
-	nok "installed zcache is DKMS's build of $v_pkg # built '$s_built', installed '$s_inst'"
+	nok "installed zcache is DKMS's build of $v_pkg for $kver # built '$built', installed '$inst'"
 fi
 v_mod=$(modinfo -k "$kver" -F version zcache 2>/dev/null)
 echo "# dkms version '$v_pkg', module version '$v_mod'" >&2
