@@ -212,14 +212,14 @@ do_matrix() {
 	done
 
 	echo
-	printf '%-9s %-20s %-13s %-6s %-6s %-52s %-5s %-4s %-6s %-6s %s\n' \
+	printf '%-9s %-20s %-13s %-6s %-6s %-56s %-5s %-4s %-6s %-6s %s\n' \
 		suite kernel compiler probes build vermagic warn W=1 sparse purge reinstall
 	for s in "${suites[@]}"; do
 		(
 			kernel=- compiler=- probes=- build=FAIL vermagic=- warnings=-
 			w1=- sparse=- purge=- reinstall=-
 			. "$ZC_CACHE/results/matrix/$s/result.env"
-			printf '%-9s %-20s %-13s %-6s %-6s %-52s %-5s %-4s %-6s %-6s %s\n' \
+			printf '%-9s %-20s %-13s %-6s %-6s %-56s %-5s %-4s %-6s %-6s %s\n' \
 				"$s" "$kernel" "$compiler" "$probes" "$build" "$vermagic" \
 				"$warnings" "$w1" "$sparse" "$purge" "$reinstall"
 		)
