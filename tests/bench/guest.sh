@@ -24,7 +24,7 @@
 # Every workload verifies all its data; a row is "ok" only when it did.
 #
 # Settings (kernel command-line words, from tests/bench/run.sh):
-#   zcb_configs=disk,zswap,zram,zcache,zcache-fs  (unavailable ones: skip)
+#   zcb_configs=disk,zswap,zram,zcache-fs,zcache  (unavailable ones: skip)
 #   zcb_workloads=ms1,ms2,pc    ms1: memstress, 1 process, mixed access
 #                               ms2: memstress, one process per CPU
 #                               pc:  pagecache re-reads (files on the disk)
@@ -66,7 +66,7 @@ cmdline_word() {
 	echo "$2"
 }
 
-configs=$(cmdline_word zcb_configs disk,zswap,zram,zcache,zcache-fs | tr , ' ')
+configs=$(cmdline_word zcb_configs disk,zswap,zram,zcache-fs,zcache | tr , ' ')
 workloads=$(cmdline_word zcb_workloads ms1,ms2,pc | tr , ' ')
 ws_pct=$(cmdline_word zcb_ws_pct 150)
 pc_pct=$(cmdline_word zcb_pc_pct 125)
@@ -143,7 +143,7 @@ udevadm settle 2>/dev/null || sleep 2
 P1=${dev}1 P2=${dev}2
 [ -b "$P1" ] || { fail bench-setup "no $P1 after partitioning"; finish; }
 dname=$(basename "$dev")
-run mkswap -q "$P1" || { fail bench-setup "mkswap $P1"; finish; }
+run mkswap "$P1" >/dev/null || { fail bench-setup "mkswap $P1"; finish; }
 FILES=/mnt/zcb-files
 case " $workloads " in *" pc "*)
 	mkdir -p "$FILES"
@@ -202,7 +202,7 @@ setup_zram() {
 	# capacity for a pool of pool_pct% of RAM at the content's ~2x
 	echo "$((ram_mb * pool_pct / 100 * 2))M" >"$z/disksize" || return 1
 	echo "$((ram_mb * pool_pct / 100))M" >"$z/mem_limit" || return 1
-	mkswap -q /dev/zram0 || return 1
+	mkswap /dev/zram0 >/dev/null || return 1
 	run swapon -p 100 /dev/zram0 || return 1
 	run swapon -p 10 "$P1"
 }
@@ -222,7 +222,7 @@ setup_zcache() {
 	grep . /sys/module/zcache/parameters/* >"$RUN/params.txt" 2>&1
 	echo "$P1" >"$ZB/backing_dev" || return 1
 	blockdev --getsize64 "$P1" >"$ZB/disksize" || return 1
-	mkswap -q /dev/zcache0 || return 1
+	mkswap /dev/zcache0 >/dev/null || return 1
 	run swapon -p 10 /dev/zcache0
 }
 pool_zcache() {

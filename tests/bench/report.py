@@ -194,7 +194,10 @@ def main():
     out.append("# Benchmark: zcache against zswap, zram and disk swap (%s)\n" % suite)
     out.append("One boot of a QEMU guest; every configuration and workload below ran in it,")
     out.append("one after the other. Only the ratios between rows mean anything: the guest")
-    out.append("runs under TCG emulation on a shared 2-core machine.\n")
+    out.append("runs under TCG emulation on a shared 2-core machine. Disk I/O (MiB moved on")
+    out.append("the throttled disk) depends on the kernel's decisions only and repeats well;")
+    out.append("runtime and CPU time depend on how busy the host was during each run and")
+    out.append("can swing several-fold between neighbouring rows: read them with care.\n")
     out.append("| | |\n|---|---|")
     for k, label in [("suite", "Debian suite"), ("kernel", "kernel"),
                      ("date", "date (UTC)"), ("cpu", "machine (guest CPU)"),
@@ -270,13 +273,30 @@ def main():
             out.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s/%s | %s | %s | %s |" % (
                 c, r["status"], r["wall_s"], x("runtime"), r["disk_read_mib"],
                 r["disk_write_mib"], x("disk_io"), r["cpu_busy_s"], x("cpu"),
-                r["pool_max_mib"], r["ratio_at_max"], r["pswpin"], r["pswpout"],
+                r["pool_max_mib"],
+                r["ratio_at_max"] if (num(r["pool_max_mib"]) or 0) >= 1 else "-",
+                r["pswpin"], r["pswpout"],
                 r["majflt"], r["oom_kills"], r["mib_verified"]))
         out.append("")
     skipped = os.path.join(d, "skipped.txt")
+    skipped_cfgs = set()
     if os.path.exists(skipped):
         with open(skipped) as f:
-            out.append("Skipped: " + "; ".join(ln.strip() for ln in f if ln.strip()) + "\n")
+            lines = [ln.strip() for ln in f if ln.strip()]
+        skipped_cfgs = {ln.split(":")[0] for ln in lines}
+        out.append("Skipped: " + "; ".join(lines) + "\n")
+    # Configurations asked for that left no row: the guest stopped there.
+    asked = meta.get("configs", "").split()
+    missing = [c for c in asked if c not in configs and c not in skipped_cfgs]
+    for c in missing:
+        out.append("**%s: no result.** The guest stopped before this configuration finished "
+                   "(a kernel panic or a timeout: see the run's console.log and dmesg).\n" % c)
+    done = [w for w in meta.get("workloads", "").split()]
+    for c in configs:
+        lost = [w for w in done if (w, c) not in idx]
+        if lost and c not in missing:
+            out.append("**%s: no result for %s.** The guest stopped during this configuration.\n"
+                       % (c, ", ".join(lost)))
 
     # Plots.
     scripts = [

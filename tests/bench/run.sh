@@ -11,7 +11,7 @@
 #   --profile ssd|hdd|none  throttling of the scratch disk (default ssd:
 #                     10k IOPS, 200 MB/s; hdd: 200 IOPS, 100 MB/s)
 #   --mem MIB         guest RAM (default 640)
-#   --configs LIST    comma list (default disk,zswap,zram,zcache,zcache-fs)
+#   --configs LIST    comma list (default disk,zswap,zram,zcache-fs,zcache)
 #   --workloads LIST  comma list of ms1,ms2,pc (default all)
 #   --ws-pct N        anonymous working set, % of guest RAM (default 150)
 #   --pool-pct N      pool limit, % of RAM, for zswap, zram, zcache (20)
@@ -31,7 +31,7 @@ repo=$(cd "$here/../.." && pwd)
 
 usage() { sed -n '4,27s/^# \{0,1\}//p' "$0" >&2; exit 2; }
 
-profile=ssd mem=640 configs=disk,zswap,zram,zcache,zcache-fs workloads=ms1,ms2,pc
+profile=ssd mem=640 configs=disk,zswap,zram,zcache-fs,zcache workloads=ms1,ms2,pc
 ws_pct=150 pool_pct=20 comp=lz4 passes=1 install='' quick='' tmo=7200 name=''
 while [ $# -gt 0 ]; do
 	case $1 in
