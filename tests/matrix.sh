@@ -252,7 +252,7 @@ do_checkpatch() {
 	checkpatch_setup
 	local d rc=0
 	d=$(src_copy)
-	make -C "$d" checkpatch CHECKPATCH="$ZC_CACHE/checkpatch/checkpatch.pl" || rc=$?
+	make --no-print-directory -C "$d" checkpatch CHECKPATCH="$ZC_CACHE/checkpatch/checkpatch.pl" || rc=$?
 	zc_rm_tree "$d"
 	return $rc
 }
