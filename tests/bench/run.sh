@@ -22,6 +22,8 @@
 #   --quick           smaller sets (ZC_QUICK=1)
 #   --timeout SEC     hard limit of the boot (default 7200)
 #   --name NAME       run name (default bench-SUITE-PROFILE-DATE)
+#   --publish         copy the report into docs/bench/SUITE-PROFILE/ (the
+#                     committed reference reports; commit them by hand)
 # Prints the report's summary line; exit status 0 only when the guest run
 # passed (every configuration set up, every workload verified its data).
 set -euo pipefail
@@ -29,10 +31,10 @@ here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 . "$repo/vm/lib.sh"
 
-usage() { sed -n '4,27s/^# \{0,1\}//p' "$0" >&2; exit 2; }
+usage() { sed -n '4,29s/^# \{0,1\}//p' "$0" >&2; exit 2; }
 
 profile=ssd mem=640 configs=disk,zswap,zram,zcache-fs,zcache workloads=ms1,ms2,pc
-ws_pct=150 pool_pct=20 comp=lz4 passes=1 install='' quick='' tmo=7200 name=''
+ws_pct=150 pool_pct=20 comp=lz4 passes=1 install='' quick='' tmo=7200 name='' publish=''
 while [ $# -gt 0 ]; do
 	case $1 in
 	--profile) profile=$2; shift 2 ;;
@@ -47,6 +49,7 @@ while [ $# -gt 0 ]; do
 	--quick) quick=1; shift ;;
 	--timeout) tmo=$2; shift 2 ;;
 	--name) name=$2; shift 2 ;;
+	--publish) publish=1; shift ;;
 	-h|--help) usage ;;
 	-*) echo "unknown option $1" >&2; usage ;;
 	*) break ;;
@@ -91,4 +94,11 @@ out=$ZC_CACHE/results/$name/bench
 python3 "$here/report.py" "$out" || rc=1
 zc_log "report: $out/report.md"
 grep -m1 '^\*\*Summary' "$out/report.md" | sed 's/\*\*//g' || true
+if [ -n "$publish" ]; then
+	pub=$repo/docs/bench/$suite-$profile
+	rm -rf "$pub"
+	mkdir -p "$pub"
+	cp "$out"/report.md "$out"/results.tsv "$out"/meta.txt "$out"/*.png "$pub"/
+	zc_log "published to $pub (commit it with its docs/bench/README.md line)"
+fi
 exit "$rc"
