@@ -1353,7 +1353,7 @@ int zcache_blk_init(void)
 
 	ret = bioset_init(&zcache_blk_bioset, BIO_POOL_SIZE,
 			  offsetof(struct zcache_blk_child, bio),
-			  BIOSET_NEED_RESCUER);
+			  BIOSET_NEED_BVECS | BIOSET_NEED_RESCUER);
 	if (ret)
 		return ret;
 	zcache_blk_wq = alloc_workqueue("zcache_blk", WQ_MEM_RECLAIM, 0);

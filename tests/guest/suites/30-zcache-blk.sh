@@ -88,7 +88,7 @@ check "disksize 64M: the device is 64 MiB" \
 # --- data, RAM only --------------------------------------------------------
 head -c $((64 * PAGE)) /dev/zero >"$W/zero"
 head -c $((64 * PAGE)) /dev/zero | tr '\0' '\245' >"$W/same"
-i=0; while [ $i -lt 4000 ]; do echo "zcache line $i: the quick brown fox $((i * 7919 % 10007)) jumps"; i=$((i + 1)); done |
+i=0; while [ $i -lt 8000 ]; do echo "zcache line $i: the quick brown fox $((i * 7919 % 10007)) jumps"; i=$((i + 1)); done |
 	head -c $((64 * PAGE)) >"$W/text"
 head -c $((256 * PAGE)) /dev/urandom >"$W/random"
 
@@ -110,9 +110,11 @@ else
 		nok "RAM only: an incompressible write fails with EIO # failed_writes=$(st failed_writes)"
 	fi
 fi
+# Writing the page again clears its error.
+wpages "$W/zero" 1024 || echo "# rewriting page 1024 failed" >&2
 before=$(st stored_pages)
 check "discard frees pool entries and the range reads as zeroes" \
-	sh -c "blkdiscard -o $((128 * PAGE)) -l $((64 * PAGE)) $DEV && test \$(cat $S/stored_pages) -le $((before - 64)) && dd if=$DEV bs=$PAGE skip=128 count=64 iflag=direct status=none | cmp - $W/zero"
+	sh -c "blkdiscard -f -o $((128 * PAGE)) -l $((64 * PAGE)) $DEV && test \$(cat $S/stored_pages) -le $((before - 64)) && dd if=$DEV bs=$PAGE skip=128 count=64 iflag=direct status=none | cmp - $W/zero"
 log_stats "after discard"
 
 # --- backing device --------------------------------------------------------
