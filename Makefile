@@ -39,7 +39,7 @@ ZC_WORK := $(ZC_CACHE)/work
 # Copy of the tree without VCS data and without what .gitignore ignores.
 ZC_COPY_TREE = tar --exclude-vcs --exclude-vcs-ignores -cf - . | tar -C $(1) -xf -
 
-.PHONY: deb rpm lint matrix check checkpatch modules clean
+.PHONY: deb rpm lint matrix matrix-rt lifecycle check checkpatch modules clean
 
 ## deb             build zcache-dkms_<ver>_all.deb and zcache-utils into $ZC_CACHE/pkg
 deb:
@@ -85,6 +85,14 @@ lint: deb rpm
 ## matrix          DKMS build of the .deb by apt in bullseye/bookworm/trixie/sid chroots (SUITES=...)
 matrix: deb
 	@tests/matrix.sh $(SUITES)
+
+## matrix-rt       the matrix for the PREEMPT_RT kernels (linux-headers-rt-amd64; SUITES=..., default bookworm trixie)
+matrix-rt: deb
+	@tests/matrix.sh --flavour rt $(or $(SUITES),bookworm trixie)
+
+## lifecycle       upgrade from 0.0.9, remove, purge, reinstall, module signer, in bookworm and bullseye chroots (SUITES=...)
+lifecycle: deb
+	@tests/lifecycle.sh $(SUITES)
 
 ## check           W=1 + sparse per suite, checkpatch on the host (SUITES=...)
 check:

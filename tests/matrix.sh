@@ -2,6 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # tests/matrix.sh [SUITE...]              the DKMS build matrix (make matrix)
+# tests/matrix.sh --flavour F [SUITE...]  the same for kernel flavour F
+#                                         (rt: make matrix-rt)
 # tests/matrix.sh --check [SUITE...]      W=1 + sparse per suite, then checkpatch
 # tests/matrix.sh --checkpatch            checkpatch.pl --no-tree -f on src/
 # tests/matrix.sh --modules [--suite S] [--kdir DIR]
@@ -20,6 +22,11 @@
 #
 # The .deb comes from $ZC_CACHE/pkg (make deb builds it; make matrix does
 # both).
+#
+# --flavour F (e.g. rt, the PREEMPT_RT kernel): linux-headers-F-amd64 is
+# installed from the suite's archive in the chroot first, then the .deb; DKMS
+# builds for both kernels and every column is about the F kernel.  Results
+# in $ZC_CACHE/results/matrix-F/, logs $ZC_CACHE/logs/matrix-F-SUITE.log.
 
 set -euo pipefail
 
@@ -28,11 +35,11 @@ top=$(cd "$here/.." && pwd)
 . "$top/vm/lib.sh"
 
 usage() {
-	sed -n '3,7s/^# \{0,1\}//p' "$0" >&2
+	sed -n '3,9s/^# \{0,1\}//p' "$0" >&2
 	exit 2
 }
 
-mode=matrix suite= kdir=
+mode=matrix suite= kdir= flavour=
 suites=()
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -41,6 +48,7 @@ while [ $# -gt 0 ]; do
 	--modules) mode=modules; shift ;;
 	--suite) [ $# -ge 2 ] || usage; suite=$2; shift 2 ;;
 	--kdir) [ $# -ge 2 ] || usage; kdir=$2; shift 2 ;;
+	--flavour) [ $# -ge 2 ] || usage; flavour=$2; shift 2 ;;
 	-h|--help) usage ;;
 	-*) usage ;;
 	*) zc_check_suite "$1" || usage; suites+=("$1"); shift ;;
@@ -63,7 +71,20 @@ inner_matrix() {
 	put() { printf '%s=%q\n' "$1" "$2" >>"$res"; }
 	step() { echo; echo "=== $*"; }
 
-	kver=$(ls /lib/modules | sort -V | tail -n 1)
+	flavour=$(cat /out/flavour 2>/dev/null || true)
+	if [ -n "$flavour" ]; then
+		step "apt-get install linux-headers-$flavour-amd64"
+		apt-get update -q || true
+		if ! apt-get install -y --no-install-recommends "linux-headers-$flavour-amd64"; then
+			put build "no-headers"
+			return 1
+		fi
+		kver=$(ls /lib/modules | grep -e "-$flavour-amd64\$" | sort -V | tail -n 1)
+		put preempt "$(grep -E '^CONFIG_PREEMPT(_RT|_DYNAMIC|_VOLUNTARY)?=y' \
+			/lib/modules/$kver/build/.config | sed 's/^CONFIG_//; s/=y//' | tr '\n' ' ')"
+	else
+		kver=$(ls /lib/modules | sort -V | tail -n 1)
+	fi
 	kdir=/lib/modules/$kver/build
 	put kernel "$kver"
 	cc=$(sed -n 's/^CONFIG_CC_VERSION_TEXT="\(.*\)"/\1/p' "$kdir/.config")
@@ -75,7 +96,8 @@ inner_matrix() {
 	ver=${ver%%-*}
 
 	step "apt-get install $deb"
-	if apt-get install -y --no-install-recommends "$deb"; then
+	if apt-get install -y --no-install-recommends "$deb" &&
+	   [ -n "$(find /lib/modules/"$kver" -path '*/updates/dkms/*' -name 'zcache.ko*')" ]; then
 		put build ok
 	else
 		put build FAIL
@@ -127,7 +149,8 @@ inner_matrix() {
 
 	step "reinstall"
 	if apt-get install -y --no-install-recommends "$deb" &&
-	   [ -n "$(find /lib/modules/"$kver" -path '*/updates/dkms/*' -name 'zcache.ko*')" ]; then
+	   [ -n "$(find /lib/modules/"$kver" -path '*/updates/dkms/*' -name 'zcache.ko*')" ] &&
+	   [ -n "$(dkms status -k "$kver" 2>/dev/null | grep -i 'zcache.*installed')" ]; then
 		put reinstall ok
 	else
 		put reinstall FAIL
@@ -179,19 +202,21 @@ do_matrix() {
 	local s out rc fail=0 deb
 	deb=$(ls "$pkg"/zcache-dkms_*_all.deb 2>/dev/null | tail -n 1) ||
 		zc_die "no zcache-dkms .deb in $pkg: run make deb (or make matrix)"
-	zc_log "matrix: $(basename "$deb") on ${suites[*]}"
+	local mx=matrix${flavour:+-$flavour}
+	zc_log "matrix${flavour:+ (kernel flavour $flavour)}: $(basename "$deb") on ${suites[*]}"
 	for s in "${suites[@]}"; do
-		out=$ZC_CACHE/results/matrix/$s
+		out=$ZC_CACHE/results/$mx/$s
 		rm -rf "$out"
 		mkdir -p "$out"
-		zc_log "matrix $s: DKMS build, purge, reinstall (log $logs/matrix-$s.log)"
+		[ -z "$flavour" ] || echo "$flavour" >"$out/flavour"
+		zc_log "matrix $s: DKMS build, purge, reinstall (log $logs/$mx-$s.log)"
 		# The full log goes to the file, the step titles to the terminal.
 		{
 			rc=0
 			run_in_suite inner_matrix "$s" --bind "$pkg:/pkg" \
 				--bind "$out:/out" 2>&1 || rc=$?
 			echo "$rc" >"$out.rc"
-		} | tee "$logs/matrix-$s.log" |
+		} | tee "$logs/$mx-$s.log" |
 			while IFS= read -r line; do
 				case $line in "=== "*) zc_log "matrix $s: ${line#=== }" ;; esac
 			done
@@ -205,31 +230,40 @@ do_matrix() {
 		if [ -s "$out/probes.txt" ]; then
 			sed "s/^/  [$s] /" "$out/probes.txt" >&2
 		else
-			tail -n 20 "$logs/matrix-$s.log" | sed "s/^/  [$s] /" >&2
+			tail -n 20 "$logs/$mx-$s.log" | sed "s/^/  [$s] /" >&2
 		fi
-		cp "$out/probes.txt" "$logs/matrix-$s-probes.txt" 2>/dev/null || true
+		cp "$out/probes.txt" "$logs/$mx-$s-probes.txt" 2>/dev/null || true
 		[ $rc -eq 0 ] || echo "chroot=rc$rc" >>"$out/result.env"
 	done
 
 	echo
-	printf '%-9s %-20s %-13s %-6s %-6s %-56s %-5s %-4s %-6s %-6s %s\n' \
+	local kw=20 vw=56
+	[ -z "$flavour" ] || kw=26 vw=66
+	printf "%-9s %-${kw}s %-13s %-6s %-6s %-${vw}s %-5s %-4s %-6s %-6s %s\\n" \
 		suite kernel compiler probes build vermagic warn W=1 sparse purge reinstall
 	for s in "${suites[@]}"; do
 		(
 			kernel=- compiler=- probes=- build=FAIL vermagic=- warnings=-
 			w1=- sparse=- purge=- reinstall=-
-			. "$ZC_CACHE/results/matrix/$s/result.env"
-			printf '%-9s %-20s %-13s %-6s %-6s %-56s %-5s %-4s %-6s %-6s %s\n' \
+			. "$ZC_CACHE/results/$mx/$s/result.env"
+			printf "%-9s %-${kw}s %-13s %-6s %-6s %-${vw}s %-5s %-4s %-6s %-6s %s\\n" \
 				"$s" "$kernel" "$compiler" "$probes" "$build" "$vermagic" \
 				"$warnings" "$w1" "$sparse" "$purge" "$reinstall"
 		)
 	done
+	if [ -n "$flavour" ]; then
+		echo
+		for s in "${suites[@]}"; do
+			( preempt=-; . "$ZC_CACHE/results/$mx/$s/result.env"
+			  echo "$s $flavour kernel config: $preempt" )
+		done
+	fi
 	for s in "${suites[@]}"; do
 		(
 			build=FAIL purge=- reinstall=-
-			. "$ZC_CACHE/results/matrix/$s/result.env"
+			. "$ZC_CACHE/results/$mx/$s/result.env"
 			[ "$build" = ok ] && [ "$purge" = clean ] && [ "$reinstall" = ok ]
-		) || { fail=1; echo "FAILED: $s (see $logs/matrix-$s.log)"; }
+		) || { fail=1; echo "FAILED: $s (see $logs/$mx-$s.log)"; }
 	done
 	[ $fail -eq 0 ] && echo "matrix: all ${#suites[@]} suites built, purged clean and reinstalled"
 	return $fail
