@@ -127,6 +127,9 @@ if ! image=$("$here/image.sh" "${img_args[@]}" "$suite" 2>"$logdir/image.err"); 
 	if grep -q 'PACKAGE INSTALL FAILED' "$logdir/image.err"; then
 		fail_early "package install failed in the image chroot: $(grep -m1 -E '^Error!|^E: ' "$logdir/image.err" | cut -c1-120) (log $ZC_CACHE/logs/image-$suite-*.failed.log)"
 	fi
+	if grep -q -E '^dkms: autoinstall for kernel: .* failed' "$logdir/image.err"; then
+		fail_early "DKMS autoinstall failed for the new kernel: $(grep -m1 -E '^dkms: autoinstall for kernel: .* failed' "$logdir/image.err") (log $ZC_CACHE/logs/image-$suite-*.failed.log)"
+	fi
 	fail_early "image build failed: $(tail -n 1 "$logdir/image.err")"
 fi
 cat "$logdir/image.err" >&2
