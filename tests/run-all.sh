@@ -15,6 +15,16 @@
 #   matrix        apt install of the .deb in a chroot of each suite: DKMS
 #                 builds there with the suite's compiler; purge leaves
 #                 nothing; W=1 and sparse warnings counted
+#   matrix-rt     the matrix for the PREEMPT_RT kernels (linux-headers-rt-amd64)
+#                 of bookworm and trixie: DKMS builds by apt, purge, reinstall
+#                 (about 2 min per suite)
+#   lifecycle     bookworm and bullseye chroots: install 0.0.9, upgrade to
+#                 the current version, remove, purge, reinstall, module
+#                 signer (about 2 min per suite)
+#   vm-rt-SUITE   SUITE's image with linux-image-rt-amd64 installed after the
+#                 package; boots the -rt kernel and runs the guest suites
+#                 quick (10-15 min with the image build: not in the default
+#                 list, run it by name)
 #   vm-SUITE      boot SUITE's image with the package installed (fast path)
 #                 and run every guest suite (tests/guest/suites)
 #   vm-cloud      bookworm, package installed by apt inside the guest via
@@ -30,7 +40,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 . vm/lib.sh
 
-default_steps="host-deps lint matrix vm-bookworm vm-bullseye vm-trixie vm-sid
+default_steps="host-deps lint matrix matrix-rt lifecycle vm-bookworm vm-bullseye vm-trixie vm-sid
 	vm-cloud vm-rpm vm-upgrade harness-catch"
 steps=${*:-$default_steps}
 
@@ -39,6 +49,11 @@ step_cmd() {
 	host-deps) echo "make deb rpm" ;;
 	lint) echo "make lint" ;;
 	matrix) echo "make matrix" ;;
+	matrix-rt) echo "make matrix-rt" ;;
+	lifecycle) echo "make lifecycle" ;;
+	vm-rt-*)
+		zc_check_suite "${1#vm-rt-}" || return 1
+		echo "make vm-test SUITE=${1#vm-rt-} INSTALL=fast VM_ARGS='--kernel-flavour rt --quick'" ;;
 	vm-cloud) echo "make vm-test SUITE=bookworm INSTALL=cloud" ;;
 	vm-rpm) echo "make vm-test SUITE=bookworm INSTALL=rpm" ;;
 	vm-upgrade) echo "make vm-upgrade-test" ;;
