@@ -3,6 +3,7 @@
 #
 # tests/lifecycle.sh [SUITE...]     package lifecycle (make lifecycle)
 # tests/lifecycle.sh --build-old    only build the previous-version .deb
+# tests/lifecycle.sh --table [SUITE...]  print the table of the last run
 #
 # Per suite (default: bookworm bullseye), in a throw-away overlay chroot of
 # the suite's cached root filesystem (vm/rootfs.sh, vm/chroot.sh):
@@ -38,7 +39,8 @@ suites=()
 while [ $# -gt 0 ]; do
 	case $1 in
 	--build-old) mode=build-old; shift ;;
-	-h|--help) sed -n '3,4s/^# \{0,1\}//p' "$0" >&2; exit 2 ;;
+	--table) mode=table; shift ;;
+	-h|--help) sed -n '3,5s/^# \{0,1\}//p' "$0" >&2; exit 2 ;;
 	-*) echo "unknown option $1" >&2; exit 2 ;;
 	*) zc_check_suite "$1" || exit 2; suites+=("$1"); shift ;;
 	esac
@@ -162,7 +164,7 @@ inner_lifecycle() {
 		fi ;;
 	*)
 		if [ -n "$signers" ] && [ -z "$unsigned" ]; then
-			check "module signer" PASS "$(echo "$signers" | tr '\n' ';') (dkms $dkmsv, key /var/lib/dkms/mok.pub)"
+			check "module signer" PASS "signer: $(echo "$signers" | paste -sd,) (dkms $dkmsv, key /var/lib/dkms/mok.pub)"
 		else
 			check "module signer" FAIL "unsigned: $(echo $unsigned)"
 		fi ;;
@@ -228,26 +230,30 @@ run_suite() {
 	[ $rc -eq 0 ] || printf 'chroot\tFAIL\texit status %s\n' "$rc" >>"$out/checks.tsv"
 }
 
+print_table() {
+local s f kernel dkmsv name res detail fail=0
+echo
+printf '%-9s %-16s %-17s %-30s %-6s %s\n' suite kernel dkms check result detail
+for s in "${suites[@]}"; do
+	f=$ZC_CACHE/results/lifecycle/$s/checks.tsv
+	kernel=$(sed -n 's/^kernel\t//p' "$ZC_CACHE/results/lifecycle/$s/info.tsv" 2>/dev/null)
+	dkmsv=$(sed -n 's/^dkms\t//p' "$ZC_CACHE/results/lifecycle/$s/info.tsv" 2>/dev/null)
+	[ -s "$f" ] || { printf '%-9s %-16s %-17s %-30s %-6s %s\n' "$s" - - chroot FAIL "no results"; fail=1; continue; }
+	while IFS=$'\t' read -r name res detail; do
+		printf '%-9s %-16s %-17s %-30s %-6s %s\n' "$s" "${kernel:--}" "${dkmsv:--}" "$name" "$res" "${detail%;}"
+		[ "$res" != FAIL ] || fail=1
+	done <"$f"
+done
+echo
+if [ $fail -eq 0 ]; then echo "lifecycle: all checks passed on ${suites[*]}"; else echo "lifecycle: FAILED"; fi
+return $fail
+}
+
+if [ "$mode" = table ]; then print_table; exit; fi
 build_old
 [ "$mode" = build-old ] && exit 0
 ls "$pkg"/zcache-dkms_*_all.deb >/dev/null 2>&1 ||
 	zc_die "no zcache-dkms .deb in $pkg: run make deb (or make lifecycle)"
 
 for s in "${suites[@]}"; do run_suite "$s"; done
-
-fail=0
-echo
-printf '%-9s %-22s %-9s %-32s %-5s %s\n' suite kernel dkms check result detail
-for s in "${suites[@]}"; do
-	f=$ZC_CACHE/results/lifecycle/$s/checks.tsv
-	kernel=$(sed -n 's/^kernel\t//p' "$ZC_CACHE/results/lifecycle/$s/info.tsv" 2>/dev/null)
-	dkmsv=$(sed -n 's/^dkms\t//p' "$ZC_CACHE/results/lifecycle/$s/info.tsv" 2>/dev/null)
-	[ -s "$f" ] || { printf '%-9s %-22s %-9s %-32s %-5s %s\n' "$s" - - chroot FAIL "no results"; fail=1; continue; }
-	while IFS=$'\t' read -r name res detail; do
-		printf '%-9s %-22s %-9s %-32s %-5s %s\n' "$s" "${kernel:--}" "${dkmsv:--}" "$name" "$res" "$detail"
-		[ "$res" != FAIL ] || fail=1
-	done <"$f"
-done
-echo
-if [ $fail -eq 0 ]; then echo "lifecycle: all checks passed on ${suites[*]}"; else echo "lifecycle: FAILED"; fi
-exit $fail
+print_table
