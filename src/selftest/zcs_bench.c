@@ -13,7 +13,10 @@
  *   thin   free half of the objects at random, compact
  *   drain  read (verified) and free the rest
  * Both allocators see the same sequence of sizes and slots (a seeded
- * generator).  Throughput counts every alloc, write, read and free per
+ * generator) and run side by side: both pools live at once, and the two
+ * take turns every ZCS_BENCH_SLICE iterations of a phase (who goes first
+ * alternates), so that noise from the rest of the machine (TCG, shared
+ * hosts) falls on both alike.  Throughput counts every alloc, write, read and free per
  * second of the timed phases (compaction excluded, reported apart);
  * density is payload bytes / pool bytes, summed over two snapshots: after
  * churn (steady state) and after thin + compaction.
@@ -287,101 +290,146 @@ static bool zcs_bench_check(const struct zcs_bench_ops *ops, void *pool,
 	return ok;
 }
 
-static int zcs_bench_round(const struct zcs_bench_ops *ops, u32 seed,
-			   struct zcs_bench_obj *objs, struct zcs_bench_result *res)
-{
-	u64 payload = 0, t0, t, ops_n = 0, ns = 0, freed;
-	unsigned long pages;
-	unsigned int i, k;
+/* One allocator's side of a round; both sides advance in turns. */
+struct zcs_bench_run {
+	const struct zcs_bench_ops *ops;
+	struct zcs_bench_result *res;
+	struct zcs_bench_obj *objs;
 	void *pool;
+	u32 rng;		/* the workload's generator, per side */
+	u64 payload;
+	unsigned int pos;	/* progress in the current phase */
+};
 
-	pool = ops->create();
-	if (!pool)
-		return -ENOMEM;
-	zcs_bench_rng = seed;
-	memset(objs, 0, nr_objs * sizeof(*objs));
+enum { ZCS_FILL, ZCS_CHURN, ZCS_READ, ZCS_THIN, ZCS_DRAIN, ZCS_NR_PHASES };
 
-	/* fill */
-	t0 = ktime_get_ns();
-	for (i = 0; i < nr_objs; i++) {
-		if (!zcs_bench_store(ops, pool, &objs[i], &payload))
+#define ZCS_BENCH_SLICE	256	/* iterations per turn */
+
+static void zcs_bench_snapshot(struct zcs_bench_run *r)
+{
+	r->res->payload += r->payload;
+	r->res->pool += (u64)r->ops->pages(r->pool) * PAGE_SIZE;
+}
+
+/* Up to ZCS_BENCH_SLICE iterations of @phase; true when it is done. */
+static bool zcs_bench_step(struct zcs_bench_run *r, int phase)
+{
+	const struct zcs_bench_ops *ops = r->ops;
+	unsigned int end, n = phase == ZCS_CHURN ? churn_ops : nr_objs;
+	struct zcs_bench_obj *o;
+	u64 ops_n = 0;
+
+	end = min(n, r->pos + ZCS_BENCH_SLICE);
+	zcs_bench_rng = r->rng;
+	for (; r->pos < end; r->pos++) {
+		o = &r->objs[phase == ZCS_CHURN ? zcs_bench_rand() % nr_objs : r->pos];
+		switch (phase) {
+		case ZCS_FILL:
+			if (zcs_bench_store(ops, r->pool, o, &r->payload))
+				ops_n += 2;
 			break;
-		if (!(i % 1024))
-			cond_resched();
-	}
-	ops_n += 2 * (u64)i;
-	t = ktime_get_ns();
-	res->phase_ns[0] += t - t0;
-	/* churn */
-	for (k = 0; k < churn_ops; k++) {
-		struct zcs_bench_obj *o = &objs[zcs_bench_rand() % nr_objs];
-
-		if (o->handle) {
-			if (!zcs_bench_check(ops, pool, o))
-				res->errors++;
-			ops->free(pool, o->handle);
-			payload -= o->len;
+		case ZCS_CHURN:
+			if (o->handle) {
+				if (!zcs_bench_check(ops, r->pool, o))
+					r->res->errors++;
+				ops->free(r->pool, o->handle);
+				r->payload -= o->len;
+				o->handle = 0;
+				ops_n += 2;
+			}
+			if (zcs_bench_store(ops, r->pool, o, &r->payload))
+				ops_n += 2;
+			break;
+		case ZCS_READ:
+			if (!o->handle)
+				break;
+			if (!zcs_bench_check(ops, r->pool, o))
+				r->res->errors++;
+			ops_n++;
+			break;
+		case ZCS_THIN:
+			if (!o->handle || zcs_bench_rand() % 2)
+				break;
+			ops->free(r->pool, o->handle);
+			r->payload -= o->len;
+			o->handle = 0;
+			ops_n++;
+			break;
+		case ZCS_DRAIN:
+			if (!o->handle)
+				break;
+			if (!zcs_bench_check(ops, r->pool, o))
+				r->res->errors++;
+			ops->free(r->pool, o->handle);
 			o->handle = 0;
 			ops_n += 2;
+			break;
 		}
-		if (zcs_bench_store(ops, pool, o, &payload))
-			ops_n += 2;
-		if (!(k % 1024))
+	}
+	r->rng = zcs_bench_rng;
+	r->res->ops += ops_n;
+	return r->pos == n;
+}
+
+/*
+ * One round: both allocators run the same workload (same seed) side by
+ * side, taking turns every ZCS_BENCH_SLICE iterations, so that whatever
+ * else the machine does falls on both alike.
+ */
+static int zcs_bench_round(struct zcs_bench_run *runs, u32 seed, unsigned int round)
+{
+	int phase, k, ret = 0;
+	unsigned int turn = round;
+	u64 t;
+
+	for (k = 0; k < 2; k++) {
+		runs[k].pool = runs[k].ops->create();
+		runs[k].rng = seed;
+		runs[k].payload = 0;
+		memset(runs[k].objs, 0, nr_objs * sizeof(*runs[k].objs));
+		if (!runs[k].pool)
+			ret = -ENOMEM;
+	}
+	for (phase = 0; phase < ZCS_NR_PHASES && !ret; phase++) {
+		bool done[2] = { false, false };
+
+		runs[0].pos = 0;
+		runs[1].pos = 0;
+		while (!done[0] || !done[1]) {
+			for (k = 0; k < 2; k++) {
+				struct zcs_bench_run *r = &runs[(turn + k) % 2];
+
+				if (done[r == &runs[1]])
+					continue;
+				t = ktime_get_ns();
+				done[r == &runs[1]] = zcs_bench_step(r, phase);
+				t = ktime_get_ns() - t;
+				r->res->ns += t;
+				r->res->phase_ns[phase] += t;
+			}
+			turn++;
 			cond_resched();
-	}
-	res->phase_ns[1] += ktime_get_ns() - t;
-	t = ktime_get_ns();
-	/* read */
-	for (i = 0; i < nr_objs; i++) {
-		if (!objs[i].handle)
-			continue;
-		if (!zcs_bench_check(ops, pool, &objs[i]))
-			res->errors++;
-		ops_n++;
-	}
-	res->phase_ns[2] += ktime_get_ns() - t;
-	ns += ktime_get_ns() - t0;
-	pages = ops->pages(pool);
-	res->payload += payload;
-	res->pool += (u64)pages * PAGE_SIZE;
+		}
+		if (phase == ZCS_READ) {
+			zcs_bench_snapshot(&runs[0]);
+			zcs_bench_snapshot(&runs[1]);
+		}
+		if (phase == ZCS_THIN) {
+			for (k = 0; k < 2; k++) {
+				struct zcs_bench_run *r = &runs[(round + k) % 2];
 
-	/* thin */
-	t0 = ktime_get_ns();
-	for (i = 0; i < nr_objs; i++) {
-		if (!objs[i].handle || zcs_bench_rand() % 2)
-			continue;
-		ops->free(pool, objs[i].handle);
-		payload -= objs[i].len;
-		objs[i].handle = 0;
-		ops_n++;
+				t = ktime_get_ns();
+				r->res->compacted += r->ops->compact(r->pool);
+				r->res->compact_ns += ktime_get_ns() - t;
+				zcs_bench_snapshot(r);
+			}
+		}
 	}
-	res->phase_ns[3] += ktime_get_ns() - t0;
-	ns += ktime_get_ns() - t0;
-	t = ktime_get_ns();
-	freed = ops->compact(pool);
-	res->compact_ns += ktime_get_ns() - t;
-	res->compacted += freed;
-	pages = ops->pages(pool);
-	res->payload += payload;
-	res->pool += (u64)pages * PAGE_SIZE;
-
-	/* drain */
-	t0 = ktime_get_ns();
-	for (i = 0; i < nr_objs; i++) {
-		if (!objs[i].handle)
-			continue;
-		if (!zcs_bench_check(ops, pool, &objs[i]))
-			res->errors++;
-		ops->free(pool, objs[i].handle);
-		objs[i].handle = 0;
-		ops_n += 2;
+	for (k = 0; k < 2; k++) {
+		if (runs[k].pool)
+			runs[k].ops->destroy(runs[k].pool);
 	}
-	res->phase_ns[4] += ktime_get_ns() - t0;
-	ns += ktime_get_ns() - t0;
-	ops->destroy(pool);
-	res->ops += ops_n;
-	res->ns += ns;
-	return 0;
+	return ret;
 }
 
 static u64 zcs_bench_per_sec(u64 n, u64 ns)
@@ -417,7 +465,10 @@ static void zcs_bench_report(const char *name, struct zcs_bench_result *r)
 static int __init zcs_bench_init(void)
 {
 	struct zcs_bench_result ours = {}, kern = {};
-	struct zcs_bench_obj *objs;
+	struct zcs_bench_run runs[2] = {
+		{ .ops = &zcs_bench_ours, .res = &ours },
+		{ .ops = &zcs_bench_kernel, .res = &kern },
+	};
 	char tr[32], dr[32];
 	unsigned int r, i;
 	int ret = 0;
@@ -426,10 +477,11 @@ static int __init zcs_bench_init(void)
 		pr_warn("nr_objs and rounds must be > 0, huge_pct <= 100\n");
 		return -EINVAL;
 	}
-	objs = vmalloc(array_size(nr_objs, sizeof(*objs)));
+	runs[0].objs = vmalloc(array_size(nr_objs, sizeof(struct zcs_bench_obj)));
+	runs[1].objs = vmalloc(array_size(nr_objs, sizeof(struct zcs_bench_obj)));
 	zcs_bench_src = kmalloc(2 * PAGE_SIZE, GFP_KERNEL);
 	zcs_bench_copy = kmalloc(PAGE_SIZE, GFP_KERNEL);
-	if (!objs || !zcs_bench_src || !zcs_bench_copy) {
+	if (!runs[0].objs || !runs[1].objs || !zcs_bench_src || !zcs_bench_copy) {
 		ret = -ENOMEM;
 		goto out;
 	}
@@ -437,22 +489,10 @@ static int __init zcs_bench_init(void)
 	for (i = 0; i < 2 * PAGE_SIZE; i++)
 		zcs_bench_src[i] = (u8)zcs_bench_rand();
 
-	pr_info("workload: %u objects, %u churn ops, %u rounds, LZ4 size mix + %u%% near-PAGE_SIZE\n",
-		nr_objs, churn_ops, rounds, huge_pct);
-	for (r = 0; r < rounds && !ret; r++) {
-		u32 seed = 0x9e3779b9 * (r + 1);
-
-		/* Alternate who goes first: neither always gets a cold start. */
-		if (r % 2) {
-			ret = zcs_bench_round(&zcs_bench_kernel, seed, objs, &kern);
-			if (!ret)
-				ret = zcs_bench_round(&zcs_bench_ours, seed, objs, &ours);
-		} else {
-			ret = zcs_bench_round(&zcs_bench_ours, seed, objs, &ours);
-			if (!ret)
-				ret = zcs_bench_round(&zcs_bench_kernel, seed, objs, &kern);
-		}
-	}
+	pr_info("workload: %u objects, %u churn ops, %u rounds, LZ4 size mix + %u%% near-PAGE_SIZE; both allocators side by side, turns of %u iterations\n",
+		nr_objs, churn_ops, rounds, huge_pct, ZCS_BENCH_SLICE);
+	for (r = 0; r < rounds && !ret; r++)
+		ret = zcs_bench_round(runs, 0x9e3779b9 * (r + 1), r);
 	if (ret)
 		goto out;
 	zcs_bench_report("ours (zcsmalloc)", &ours);
@@ -471,7 +511,8 @@ static int __init zcs_bench_init(void)
 out:
 	kfree(zcs_bench_copy);
 	kfree(zcs_bench_src);
-	vfree(objs);
+	vfree(runs[1].objs);
+	vfree(runs[0].objs);
 	return ret;
 }
 
