@@ -111,6 +111,7 @@ inner_matrix() {
 		sed -n '/^zcache: feature probes/,/^zcache: enabled:/p' "$log" >/out/probes.txt
 		grep '^zcache: cannot build' "$log" >>/out/probes.txt || true
 		put probes "$(sed -n 's/^zcache: enabled: *//p' "$log" | wc -w)"
+		put first_error "$(grep -m1 -E ': (fatal )?error: ' "$log" || true)"
 		put warnings "$(grep -E ': (warning|error): |^WARNING: ' "$log" |
 			grep -v -E '^(/usr/src/|/lib/modules/)' | wc -l)"
 	fi
@@ -263,7 +264,9 @@ do_matrix() {
 			build=FAIL purge=- reinstall=-
 			. "$ZC_CACHE/results/$mx/$s/result.env"
 			[ "$build" = ok ] && [ "$purge" = clean ] && [ "$reinstall" = ok ]
-		) || { fail=1; echo "FAILED: $s (see $logs/$mx-$s.log)"; }
+		) || { fail=1; echo "FAILED: $s (see $logs/$mx-$s.log)"
+			( first_error=; . "$ZC_CACHE/results/$mx/$s/result.env"
+			  [ -z "$first_error" ] || echo "  first error: $first_error" ); }
 	done
 	[ $fail -eq 0 ] && echo "matrix: all ${#suites[@]} suites built, purged clean and reinstalled"
 	return $fail
