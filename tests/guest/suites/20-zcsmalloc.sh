@@ -41,6 +41,12 @@ if [ "${ZC_INSTALL:-}" = none ]; then
 	echo "1..0 # SKIP no package installed (ZC_INSTALL=none)"
 	exit 4
 fi
+if ! modinfo zcsmalloc >/dev/null 2>&1; then
+	# 00-package fails an install that lacks the modules; this suite
+	# only tests them (a stand-in package, e.g. the harness fixture).
+	echo "1..0 # SKIP no zcsmalloc module installed"
+	exit 4
+fi
 echo "1..7"
 taint0=$(bad_taint)
 mountpoint -q $DBG || mount -t debugfs none $DBG 2>/dev/null
