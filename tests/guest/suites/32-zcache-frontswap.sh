@@ -21,10 +21,11 @@ G=/sys/kernel/zcache
 P=/sys/module/zcache/parameters
 Z=/sys/module/zswap/parameters/enabled
 W=$(mktemp -d /var/tmp/zc32.XXXXXX)
-swapdev= loopdev= sampler= zswap0=
+swapdev= loopdev= sampler= zswap0= watchdog=
 
 cleanup() {
 	[ -z "$sampler" ] || kill "$sampler" 2>/dev/null
+	[ -z "$watchdog" ] || kill "$watchdog" 2>/dev/null
 	[ -z "$swapdev" ] || swapoff "$swapdev" 2>/dev/null
 	[ -z "$loopdev" ] || losetup -d "$loopdev" 2>/dev/null
 	[ -z "$zswap0" ] || echo "$zswap0" >$Z 2>/dev/null
@@ -96,6 +97,13 @@ s0=$(cat $G/stores) l0=$(cat $G/loads)
 	sleep 0.5
 done >>"$W/samples" 2>/dev/null) &
 sampler=$!
+# Hang watchdog: if the workload is still running after ZC_HANG_SECS, dump
+# blocked tasks and all CPUs to the kernel log (the console keeps it).
+echo 1 >/proc/sys/kernel/sysrq 2>/dev/null
+(sleep "${ZC_HANG_SECS:-600}"; echo "# memstress still running: sysrq w/l" >&2
+	echo w >/proc/sysrq-trigger; echo l >/proc/sysrq-trigger
+	sleep 60; echo t >/proc/sysrq-trigger) &
+watchdog=$!
 echo "+ $ZC_BIN/memstress --size-mb $size_mb --passes $passes" >&2
 if [ -z "$swapdev" ]; then
 	nok "memstress: no swap"
@@ -105,6 +113,7 @@ else
 	nok "memstress --size-mb $size_mb --passes $passes # $(tail -n 3 "$W/memstress.out" | tr '\n' ' ')"
 fi
 cat "$W/memstress.out" >&2
+kill "$watchdog" 2>/dev/null
 kill "$sampler" 2>/dev/null
 wait "$sampler" 2>/dev/null
 sampler=
