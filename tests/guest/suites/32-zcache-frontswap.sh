@@ -100,7 +100,7 @@ sampler=$!
 # Hang watchdog: if the workload is still running after ZC_HANG_SECS, dump
 # blocked tasks and all CPUs to the kernel log (the console keeps it).
 echo 1 >/proc/sys/kernel/sysrq 2>/dev/null
-(sleep "${ZC_HANG_SECS:-600}"; echo "# memstress still running: sysrq w/l" >&2
+(sleep "${ZC_HANG_SECS:-420}"; echo "# memstress still running: sysrq w/l" >&2
 	echo w >/proc/sysrq-trigger; echo l >/proc/sysrq-trigger
 	sleep 60; echo t >/proc/sysrq-trigger) &
 watchdog=$!
