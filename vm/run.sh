@@ -288,7 +288,7 @@ case $qrc in
 *) reasons+=("qemu exit status $qrc (see $logdir/qemu.log)") ;;
 esac
 if grep -a -q -E 'Kernel panic|end Kernel panic' "$logdir/console.log"; then
-	reasons+=("kernel panic: $(grep -a -m1 -E 'Kernel panic' "$logdir/console.log" | tr -d '\r' | cut -c1-160)")
+	reasons+=("kernel panic: $( { grep -a -m1 -E 'Kernel panic' "$logdir/console.log" | tr -d '\r' | cut -c1-160; } || true)")
 fi
 [ ! -s "$share/guest-error.txt" ] || reasons+=("guest: $(head -n 1 "$share/guest-error.txt")")
 if [ -f "$share/install.rc" ] && [ "$(cat "$share/install.rc")" != 0 ]; then
@@ -299,7 +299,7 @@ if [ -f "$share/summary.tsv" ]; then
 	read -r passed failed skipped < <(awk -F'\t' '{p+=$3; f+=$4; s+=$5} END {print p+0, f+0, s+0}' "$share/summary.tsv")
 	while IFS=$'\t' read -r s st _; do
 		[ "$st" = fail ] || continue
-		reasons+=("suite $s failed: $(grep -m 3 "^$s:" "$share/failures.txt" 2>/dev/null | cut -d: -f2- | sed 's/^ *//' | paste -sd ';' | cut -c1-200)")
+		reasons+=("suite $s failed: $( { grep -m 3 "^$s:" "$share/failures.txt" 2>/dev/null | cut -d: -f2- | sed 's/^ *//' | paste -sd ';' | cut -c1-200; } || true)")
 	done <"$share/summary.tsv"
 fi
 # Kernel splats anywhere in the guest's log (the runner also pins them to
@@ -315,7 +315,7 @@ if cat "$share/dmesg.txt" "$logdir/console.log" 2>/dev/null | tr -d '\r' |
 fi
 token=$(cat "$share/token" 2>/dev/null || true)
 [ "$token" = "ZC-TESTS-PASSED $run_id" ] || reasons+=("no success token from the guest")
-kern=$(sed -n 's/^kernel: //p' "$share/env.txt" 2>/dev/null | head -n 1)
+kern=$(sed -n 's/^kernel: //p' "$share/env.txt" 2>/dev/null | head -n 1 || true)
 kern=${kern:-$kver}
 
 # Wall time of the run itself: waiting for another engineer's guest to
