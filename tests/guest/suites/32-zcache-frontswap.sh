@@ -4,7 +4,7 @@
 # 32-zcache-frontswap: zcache as the frontswap backend (only where the kernel
 # exports frontswap: Debian 5.10; elsewhere the whole suite is a KTAP skip).
 #  1. frontswap=1 registers the backend (the module pins itself)
-#  2. swap on a disk (loop device over a file, or the scratch disk)
+#  2. swap on a disk (a swap file on the root fs, or the scratch disk)
 #  3. a verified memory workload ($ZC_BIN/memstress, 1.3x RAM) passes
 #  4. the stats show pages stored, loaded back, a compression ratio > 1
 #  5. the pool stays within max_pool_percent (sampled during the run)
@@ -73,9 +73,10 @@ dmesg | grep -E 'zcache: frontswap' >&2
 if [ -n "${ZC_SCRATCH_DEV:-}" ] && [ -b "${ZC_SCRATCH_DEV:-}" ]; then
 	swapdev=$(readlink -f "$ZC_SCRATCH_DEV")
 else
-	truncate -s 1536M "$W/swap.img"
-	loopdev=$(losetup -f --show "$W/swap.img")
-	swapdev=$loopdev
+	# A swap file, not a loop device: loop writes through the page cache
+	# of its backing file and can stall under the very pressure tested.
+	swapdev=$W/swapfile
+	fallocate -l 1536M "$swapdev" && chmod 600 "$swapdev"
 fi
 for s in $(awk 'NR > 1 { print $1 }' /proc/swaps); do swapoff "$s"; done
 echo "+ mkswap $swapdev; swapon $swapdev" >&2
