@@ -65,16 +65,6 @@ bool zcache_zswap_active(void)
 }
 ZC_EXPORT_SYMBOL(zcache_zswap_active);
 
-/* Provided by the block device front end (zcache_blk*.c) when linked in. */
-int __weak zcache_blk_init(void)
-{
-	return 0;
-}
-
-void __weak zcache_blk_exit(void)
-{
-}
-
 static int __init zcache_init(void)
 {
 	int err;
