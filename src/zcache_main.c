@@ -121,5 +121,6 @@ module_exit(zcache_exit);
 
 ZC_IMPORT_NS();
 MODULE_LICENSE("GPL");
+MODULE_VERSION(ZCACHE_VERSION);
 MODULE_DESCRIPTION("zcache: compressed page cache for swap and clean pages");
 MODULE_SOFTDEP("pre: lz4 zstd");

@@ -1520,4 +1520,5 @@ module_init(zcs_init);
 module_exit(zcs_exit);
 
 MODULE_LICENSE("GPL");
+MODULE_VERSION(ZCACHE_VERSION);
 MODULE_DESCRIPTION("zcsmalloc: zsmalloc-style allocator for compressed pages (zcache)");

@@ -832,4 +832,5 @@ module_init(zct_init);
 module_exit(zct_exit);
 
 MODULE_LICENSE("GPL");
+MODULE_VERSION(ZCACHE_VERSION);
 MODULE_DESCRIPTION("zcache core self-test (KTAP in the kernel log)");

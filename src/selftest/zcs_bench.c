@@ -524,4 +524,5 @@ module_init(zcs_bench_init);
 module_exit(zcs_bench_exit);
 
 MODULE_LICENSE("GPL");
+MODULE_VERSION(ZCACHE_VERSION);
 MODULE_DESCRIPTION("zcsmalloc benchmark against the kernel's zsmalloc");

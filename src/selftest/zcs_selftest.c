@@ -678,4 +678,5 @@ module_init(zcs_test_init);
 module_exit(zcs_test_exit);
 
 MODULE_LICENSE("GPL");
+MODULE_VERSION(ZCACHE_VERSION);
 MODULE_DESCRIPTION("zcsmalloc self-test (KTAP in the kernel log)");
