@@ -27,6 +27,8 @@
 #                 list, run it by name)
 #   vm-SUITE      boot SUITE's image with the package installed (fast path)
 #                 and run every guest suite (tests/guest/suites)
+#   vm-quick-SUITE  the same with ZC_QUICK=1 (shorter workloads)
+#   vm-rt-SUITE   the same, booted on SUITE's -rt kernel (short)
 #   vm-cloud      bookworm, package installed by apt inside the guest via
 #                 cloud-init (the path a user's cloud VM takes)
 #   vm-rpm        bookworm, the .rpm installed with rpm; its scriptlets
@@ -40,9 +42,21 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 . vm/lib.sh
 
-default_steps="host-deps lint matrix matrix-rt lifecycle vm-bookworm vm-bullseye vm-trixie vm-sid
-	vm-cloud vm-rpm vm-upgrade harness-catch"
-steps=${*:-$default_steps}
+# The default (CI, `make test`) fits CI's budget: every suite builds by
+# DKMS from the .deb, bookworm runs every guest suite in full, the other
+# three run them short (ZC_QUICK=1).  `make test-full` (TEST_STEPS=full)
+# adds the long runs: the other suites in full, the rt kernels, the
+# package lifecycle, and the cloud-init, rpm and kernel-upgrade paths.
+default_steps="host-deps lint matrix vm-bookworm vm-quick-bullseye
+	vm-quick-trixie vm-quick-sid harness-catch"
+full_steps="host-deps lint matrix matrix-rt lifecycle vm-bookworm
+	vm-bullseye vm-trixie vm-sid vm-rt-bookworm vm-rt-trixie vm-cloud vm-rpm
+	vm-upgrade harness-catch"
+case "$*" in
+'') steps=$default_steps ;;
+full) steps=$full_steps ;;
+*) steps=$* ;;
+esac
 
 step_cmd() {
 	case $1 in
@@ -54,6 +68,9 @@ step_cmd() {
 	vm-rt-*)
 		zc_check_suite "${1#vm-rt-}" || return 1
 		echo "make vm-test SUITE=${1#vm-rt-} INSTALL=fast VM_ARGS='--kernel-flavour rt --quick'" ;;
+	vm-quick-*)
+		zc_check_suite "${1#vm-quick-}" || return 1
+		echo "make vm-test SUITE=${1#vm-quick-} INSTALL=fast VM_ARGS=--quick" ;;
 	vm-cloud) echo "make vm-test SUITE=bookworm INSTALL=cloud" ;;
 	vm-rpm) echo "make vm-test SUITE=bookworm INSTALL=rpm" ;;
 	vm-upgrade) echo "make vm-upgrade-test" ;;

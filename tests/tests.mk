@@ -12,3 +12,9 @@ test:
 .PHONY: bench
 bench:
 	tests/bench/run.sh --profile $(or $(PROFILE),ssd) $(BENCH_ARGS) $(or $(SUITE),bookworm)
+
+## test-full       the default test steps plus the long ones (every suite in
+##                 full, rt kernels, lifecycle, cloud-init/rpm/upgrade paths)
+.PHONY: test-full
+test-full:
+	tests/run-all.sh full
