@@ -28,7 +28,6 @@
 #   vm-SUITE      boot SUITE's image with the package installed (fast path)
 #                 and run every guest suite (tests/guest/suites)
 #   vm-quick-SUITE  the same with ZC_QUICK=1 (shorter workloads)
-#   vm-rt-SUITE   the same, booted on SUITE's -rt kernel (short)
 #   vm-cloud      bookworm, package installed by apt inside the guest via
 #                 cloud-init (the path a user's cloud VM takes)
 #   vm-rpm        bookworm, the .rpm installed with rpm; its scriptlets
