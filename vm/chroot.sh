@@ -58,7 +58,21 @@ mkdir -p "$ZC_CACHE/work"
 work=$(mktemp -d "$ZC_CACHE/work/chroot.XXXXXX")
 upper=${keep:-$work/upper}
 mkdir -p "$upper" "$work/ovl" "$work/root"
+# zc_kill_chroot_procs ROOT: end every process whose root is ROOT.
+zc_kill_chroot_procs() {
+	local p r pids=()
+	for p in /proc/[0-9]*; do
+		r=$(readlink "$p/root" 2>/dev/null) || continue
+		[ "$r" = "$1" ] && pids+=("${p#/proc/}")
+	done
+	[ ${#pids[@]} -eq 0 ] && return 0
+	echo "chroot: ending processes left in $1: ${pids[*]}" >&2
+	kill -TERM "${pids[@]}" 2>/dev/null || true
+	sleep 1
+	kill -KILL "${pids[@]}" 2>/dev/null || true
+}
 cleanup() {
+	zc_kill_chroot_procs "$work/root"
 	umount -R "$work/root" 2>/dev/null || umount -R -l "$work/root" 2>/dev/null || true
 	zc_rm_tree "$work" || true
 }
@@ -86,8 +100,13 @@ env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
 
 if [ -n "$hook" ]; then
 	# The hook sees the tree without the API filesystems mounted in it.
+	# Daemons that maintainer scripts started in the chroot (seen on
+	# trixie: a process holding a pty) would keep the mounts busy.
+	zc_kill_chroot_procs "$root"
 	for b in "${binds[@]}"; do umount "$root${b#*:}"; done
 	umount "$root/run" "$root/tmp" "$root/proc"
-	umount -R "$root/dev" "$root/sys"
+	# Still busy: detach lazily; this namespace dies with us anyway.
+	umount -R "$root/dev" 2>/dev/null || umount -R -l "$root/dev"
+	umount -R "$root/sys" 2>/dev/null || umount -R -l "$root/sys"
 	ZC_ROOT=$root bash -c "$hook"
 fi
