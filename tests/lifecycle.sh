@@ -142,12 +142,19 @@ inner_lifecycle() {
 	else
 		check "no DKMS entry of $ov" PASS "dkms status: $(echo "$st" | tr '\n' ';')"
 	fi
-	stale=$(mods | while read -r m; do [ "$m" -nt /tmp/stamp ] || echo "$m"; done)
+	# Modules that predate the upgrade, or report another version
+	# (MODULE_VERSION, when the source sets it).
+	stale=$(mods | while read -r m; do
+		v=$(modinfo -F version "$m" 2>/dev/null | head -n 1)
+		if [ ! "$m" -nt /tmp/stamp ] || { [ -n "$v" ] && [ "$v" != "$nv" ]; }; then
+			echo "$m${v:+ ($v)}"
+		fi
+	done)
 	same=$(mods | xargs -r sha256sum | grep -F -x -f /tmp/old.sha || true)
 	if [ -z "$stale" ] && [ -z "$same" ] &&
 	   [ "$(mods | wc -l)" -eq "$(nmods_expected)" ] &&
 	   [ -n "$(echo "$st" | grep "$nv" | grep -i installed)" ]; then
-		check "no stale module of $ov" PASS "$(mods | wc -l) modules, all rebuilt by $nv"
+		check "no stale module of $ov" PASS "$(mods | wc -l) modules, all rebuilt by $nv$(v=$(modinfo -F version "$(mods | head -n 1)" 2>/dev/null); [ -z "$v" ] || echo ", modinfo version $v")"
 	else
 		check "no stale module of $ov" FAIL "stale: $(echo $stale $same) count $(mods | wc -l)"
 	fi
