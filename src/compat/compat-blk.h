@@ -230,24 +230,15 @@ static inline void zc_blk_set_capacity(struct gendisk *disk, sector_t sectors)
 /* ->rw_page; fn(bdev, sector, page, bool is_write) */
 #ifdef HAVE_BLOCK_RW_PAGE
 #define ZC_BLK_HAVE_RW_PAGE	1
+/* 6.1 API change: ->rw_page takes an enum req_op instead of unsigned int. */
 #ifdef HAVE_RW_PAGE_REQ_OP
-#define ZC_BLK_DEFINE_RW_PAGE(fn)					\
-	static int fn##_fop(struct block_device *bdev, sector_t sector,	\
-			struct page *page, enum req_op op)		\
-	{								\
-		int ret;						\
-									\
-		if (PageTransHuge(page))				\
-			return -EOPNOTSUPP;				\
-		ret = fn(bdev, sector, page, op_is_write(op));		\
-		if (!ret)						\
-			page_endio(page, op_is_write(op), 0);		\
-		return ret;						\
-	}
+typedef enum req_op zc_rw_page_op_t;
 #else
+typedef unsigned int zc_rw_page_op_t;
+#endif
 #define ZC_BLK_DEFINE_RW_PAGE(fn)					\
 	static int fn##_fop(struct block_device *bdev, sector_t sector,	\
-			struct page *page, unsigned int op)		\
+			struct page *page, zc_rw_page_op_t op)		\
 	{								\
 		int ret;						\
 									\
@@ -258,7 +249,6 @@ static inline void zc_blk_set_capacity(struct gendisk *disk, sector_t sectors)
 			page_endio(page, op_is_write(op), 0);		\
 		return ret;						\
 	}
-#endif
 #define ZC_BLK_FOPS_RW_PAGE(fn)	.rw_page = fn##_fop,
 #else
 #define ZC_BLK_HAVE_RW_PAGE	0
