@@ -48,7 +48,6 @@
 #include <linux/mm.h>
 #include <linux/highmem.h>
 #include <linux/spinlock.h>
-#include <linux/rwlock.h>
 #include <linux/list.h>
 #include <linux/atomic.h>
 #include <linux/workqueue.h>
