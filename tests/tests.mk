@@ -18,3 +18,14 @@ bench:
 .PHONY: test-full
 test-full:
 	tests/run-all.sh full
+
+## demo            the main job: build the packages, boot a bookworm VM with
+##                 them installed, set up /dev/zcache0 over a backing swap
+##                 partition on a throttled disk, run the verified memstress
+##                 workload, and print zcache's statistics beside the same
+##                 run on plain disk swap (report in $ZC_CACHE/results/demo-*)
+.PHONY: demo
+demo: deb
+	tests/bench/run.sh --install fast --quick --profile $(or $(PROFILE),ssd) \
+		--configs disk,zcache --workloads ms1 \
+		--name demo-$(or $(SUITE),bookworm)-$$(date +%Y%m%d-%H%M%S) $(or $(SUITE),bookworm)
