@@ -19,9 +19,6 @@ export ZC_CACHE
 help:
 	@sed -n 's/^## \{0,1\}//p' $(MAKEFILE_LIST)
 
-## demo            main job: VM demo of zcache vs disk swap (bookworm)
-## test            all tests (host checks, build matrix, VM suites)
-
 # Packaging, build matrix and kernel-code quality targets (below), VM
 # harness targets (vm/vm.mk), tests and benchmarks (tests/tests.mk).
 include vm/vm.mk
