@@ -31,6 +31,8 @@
 # Environment: ZC_FORCE_FAIL=NAME injects a failing test NAME into the guest
 # run; ZC_FORCE_WARN=1 injects a fake "WARNING:" line into the guest kernel
 # log.  Both prove that the harness fails the run and names the cause.
+# ZC_SUITE_TIMEOUT (default 3600) limits each guest suite; ZC_WATCH_SECS
+# (default 60) is the interval of the guest's progress lines.
 #
 # Prints one tab-separated result line on stdout (suite, kernel, install,
 # passed, failed, skipped, wall seconds, PASS/FAIL, detail) and writes it to
@@ -165,6 +167,9 @@ run_id="$name-$$-$RANDOM"
 	echo "ZC_SCRIPT=$(printf %q "${script:-guest/run.sh}")"
 	echo "ZC_FORCE_FAIL=$(printf %q "${ZC_FORCE_FAIL:-}")"
 	echo "ZC_FORCE_WARN=${ZC_FORCE_WARN:-}"
+	# Optional: a suite's time limit and the progress interval (guest/run.sh).
+	echo "ZC_SUITE_TIMEOUT=${ZC_SUITE_TIMEOUT:-3600}"
+	echo "ZC_WATCH_SECS=${ZC_WATCH_SECS:-60}"
 } >"$share/run.env"
 
 qemu=(qemu-system-x86_64 -accel tcg -smp "$smp" -m "$mem" -nodefaults

@@ -125,6 +125,31 @@ if [ -n "${ZC_FORCE_WARN:-}" ] && [ "${ZC_NO_POWEROFF:-0}" != 1 ]; then
 	echo "WARNING: CPU: 0 PID: $$ at zcache-harness: injected by ZC_FORCE_WARN" >/dev/kmsg
 fi
 
+# While a suite runs: a progress line on the console every
+# $ZC_WATCH_SECS (swap traffic, free memory, zcache's pool), so that a slow
+# run can be told from a stuck one; a minute before the suite's timeout, the
+# blocked tasks (sysrq w) go to the kernel log, where the splat check and
+# the console log keep them.
+WATCH_SECS=${ZC_WATCH_SECS:-60}
+vmstat_pages() { awk -v k="$1" '$1 == k { print $2 }' /proc/vmstat; }
+watch_suite() {	# NAME START
+	local out in mem swap pool dumped=0 now
+	while sleep "$WATCH_SECS"; do
+		now=$(( $(date +%s) - $2 ))
+		out=$(vmstat_pages pswpout) in=$(vmstat_pages pswpin)
+		mem=$(awk '/^MemAvailable:/ { print int($2 / 1024) }' /proc/meminfo)
+		swap=$(awk '/^SwapTotal:/ { t = $2 } /^SwapFree:/ { f = $2 } END { print int((t - f) / 1024) }' /proc/meminfo)
+		pool=$(cat /sys/kernel/zcache/pool_pages 2>/dev/null || echo -)
+		say "    $1: ${now}s: swapped out/in ${out:-?}/${in:-?} pages, swap used ${swap} MiB, available ${mem} MiB, zcache pool ${pool} pages"
+		if [ "$dumped" = 0 ] && [ "$now" -ge $((SUITE_TIMEOUT - WATCH_SECS - 30)) ]; then
+			dumped=1
+			say "    $1: near its ${SUITE_TIMEOUT}s timeout: blocked tasks to the kernel log (sysrq w)"
+			echo 1 >/proc/sys/kernel/sysrq 2>/dev/null
+			echo w >/proc/sysrq-trigger 2>/dev/null
+		fi
+	done
+}
+
 # 2-3. Run and judge each suite.
 all_ok=1 total=${#suites[@]} i=0
 klog_mark() { $DMESG | wc -l; }
@@ -142,7 +167,10 @@ for s in "${suites[@]}"; do
 	mark=$(klog_mark)
 	t=$(date +%s)
 	rc=0
+	watch_suite "$n" "$t" &
+	watcher=$!
 	timeout -k 10 "$SUITE_TIMEOUT" bash "$s" >"$d/ktap.txt" 2>"$d/stderr.txt" </dev/null || rc=$?
+	kill "$watcher" 2>/dev/null; wait "$watcher" 2>/dev/null
 	secs=$(( $(date +%s) - t ))
 	echo "$rc" >"$d/exit-status"
 	$DMESG | tail -n +"$((mark + 1))" >"$d/dmesg.txt"
