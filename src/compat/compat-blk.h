@@ -232,13 +232,13 @@ static inline void zc_blk_set_capacity(struct gendisk *disk, sector_t sectors)
 #define ZC_BLK_HAVE_RW_PAGE	1
 /* 6.1 API change: ->rw_page takes an enum req_op instead of unsigned int. */
 #ifdef HAVE_RW_PAGE_REQ_OP
-typedef enum req_op zc_rw_page_op_t;
+#define ZC_RW_PAGE_OP	enum req_op
 #else
-typedef unsigned int zc_rw_page_op_t;
+#define ZC_RW_PAGE_OP	unsigned int
 #endif
 #define ZC_BLK_DEFINE_RW_PAGE(fn)					\
 	static int fn##_fop(struct block_device *bdev, sector_t sector,	\
-			struct page *page, zc_rw_page_op_t op)		\
+			struct page *page, ZC_RW_PAGE_OP op)		\
 	{								\
 		int ret;						\
 									\
