@@ -44,16 +44,24 @@ struct zcache_pool;
  *	was replaced or invalidated meanwhile, which the core checks).  Any
  *	error keeps the entry in the pool (made warm again).  May be NULL:
  *	the pool then just refuses stores when the global pool is full.
+ * @flags: ZCACHE_POOL_KEEP_RAW: a persistent pool keeps a page that
+ *	compresses worse than poor_compression_percent uncompressed instead
+ *	of refusing it (for an owner with nowhere else to put it: a
+ *	/dev/zcacheN without a backing device).  The pool limit still holds.
  */
 struct zcache_pool_ops {
 	int (*writeback)(struct zcache_pool *pool, void *owner, u64 oid,
 			 pgoff_t index, struct page *page);
+	unsigned int flags;
 };
+
+#define ZCACHE_POOL_KEEP_RAW	0x1
 
 /**
  * struct zcache_stats - a snapshot of a pool's (or all pools') counters
  * @stored_pages: pages held now (compressed or same-filled)
  * @same_filled_pages: of those, pages held as a repeated word (no memory)
+ * @raw_pages: of those, pages held uncompressed (ZCACHE_POOL_KEEP_RAW)
  * @compressed_bytes: sum of the compressed sizes of the pages held now
  * @pool_pages: page frames the allocator uses now for this pool
  * @stores: successful stores since creation
@@ -74,6 +82,7 @@ struct zcache_pool_ops {
 struct zcache_stats {
 	u64 stored_pages;
 	u64 same_filled_pages;
+	u64 raw_pages;
 	u64 compressed_bytes;
 	u64 pool_pages;
 	u64 stores;
@@ -105,7 +114,8 @@ void zcache_pool_destroy(struct zcache_pool *pool);
  * Any page already stored under the key is dropped first, whatever the
  * result.  Returns 0 (stored), or, and the caller must then keep the page
  * elsewhere (the real device):
- *   -E2BIG   compressed worse than poor_compression_percent
+ *   -E2BIG   compressed worse than poor_compression_percent (a pool with
+ *            ZCACHE_POOL_KEEP_RAW keeps such a page uncompressed instead)
  *   -ENOSPC  global pool at its limit (write-back has been kicked)
  *   -ENOMEM  an allocation failed
  *   -EIO     the compressor failed

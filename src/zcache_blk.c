@@ -654,6 +654,11 @@ static const struct zcache_pool_ops zcache_blk_pool_ops = {
 	.writeback = zcache_blk_writeback,
 };
 
+/* Without a backing device, a page that does not compress stays in RAM. */
+static const struct zcache_pool_ops zcache_blk_ram_pool_ops = {
+	.flags = ZCACHE_POOL_KEEP_RAW,
+};
+
 /************************** configuration (sysfs) *****************************/
 
 /*
@@ -816,8 +821,8 @@ static ssize_t zcache_blk_disksize_store(struct device *d, struct device_attribu
 	}
 	snprintf(name, sizeof(name), "%s", zcache_blk_name(dev));
 	dev->pool = zcache_pool_create(ZCACHE_POOL_PERSISTENT, name,
-				       dev->backing.bdev ?
-				       &zcache_blk_pool_ops : NULL, dev);
+				       dev->backing.bdev ? &zcache_blk_pool_ops :
+				       &zcache_blk_ram_pool_ops, dev);
 	if (!dev->pool) {
 		pr_warn("%s: disksize: cannot create the pool\n",
 			zcache_blk_name(dev));
@@ -1071,6 +1076,7 @@ ZCACHE_BLK_ATTR_RO(_name)
 
 ZCACHE_BLK_POOL_STAT(stored_pages, stored_pages);
 ZCACHE_BLK_POOL_STAT(same_filled_pages, same_filled_pages);
+ZCACHE_BLK_POOL_STAT(raw_pages, raw_pages);
 ZCACHE_BLK_POOL_STAT(compressed_bytes, compressed_bytes);
 ZCACHE_BLK_POOL_STAT(pool_pages, pool_pages);
 ZCACHE_BLK_POOL_STAT(written_back_pages, written_back);
@@ -1137,6 +1143,7 @@ static struct attribute *zcache_blk_attrs[] = {
 	&zcache_blk_attr_reset.attr,
 	&zcache_blk_attr_stored_pages.attr,
 	&zcache_blk_attr_same_filled_pages.attr,
+	&zcache_blk_attr_raw_pages.attr,
 	&zcache_blk_attr_compressed_bytes.attr,
 	&zcache_blk_attr_pool_pages.attr,
 	&zcache_blk_attr_compr_ratio.attr,

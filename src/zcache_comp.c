@@ -246,10 +246,17 @@ int zcache_comp_compress(struct zcache_comp_ctx *ctx, const void *src,
 int zcache_comp_decompress(struct zcache_comp_ctx *ctx, u8 comp_id,
 			   const void *src, unsigned int slen, void *dst)
 {
-	struct zc_comp *c = zcache_comp_tfm(comp_id);
+	struct zc_comp *c;
 	unsigned int dlen = PAGE_SIZE;
 	int err;
 
+	if (comp_id == ZCACHE_COMP_RAW) {
+		if (slen != PAGE_SIZE)
+			return -EIO;
+		memcpy(dst, src, PAGE_SIZE);
+		return 0;
+	}
+	c = zcache_comp_tfm(comp_id);
 	if (!c)
 		return -ENODEV;
 	err = zc_comp_decompress(c, src, slen, dst, &dlen);

@@ -15,6 +15,8 @@
 
 /* Compression (zcache_comp.c). */
 #define ZCACHE_COMP_NONE	0xff
+/* A page kept uncompressed (ZCACHE_POOL_KEEP_RAW): PAGE_SIZE bytes. */
+#define ZCACHE_COMP_RAW		0xfe
 
 /*
  * Per-CPU compression context: zcache_comp_get() disables migration off

@@ -31,6 +31,7 @@ static struct kobj_attribute zcache_attr_##field = __ATTR_RO(field)
 
 ZCACHE_STAT_ATTR(stored_pages);
 ZCACHE_STAT_ATTR(same_filled_pages);
+ZCACHE_STAT_ATTR(raw_pages);
 ZCACHE_STAT_ATTR(compressed_bytes);
 ZCACHE_STAT_ATTR(pool_pages);
 ZCACHE_STAT_ATTR(stores);
@@ -122,6 +123,7 @@ static struct kobj_attribute zcache_attr_cleancache_active =
 static struct attribute *zcache_attrs[] = {
 	&zcache_attr_stored_pages.attr,
 	&zcache_attr_same_filled_pages.attr,
+	&zcache_attr_raw_pages.attr,
 	&zcache_attr_compressed_bytes.attr,
 	&zcache_attr_pool_pages.attr,
 	&zcache_attr_stores.attr,

@@ -62,6 +62,7 @@ ZC_IMPORT_NS();
 enum zcache_stat_item {
 	ZCACHE_STAT_STORED,		/* pages held now */
 	ZCACHE_STAT_SAME,		/* of which same-filled */
+	ZCACHE_STAT_RAW,		/* of which kept uncompressed */
 	ZCACHE_STAT_COMP_BYTES,		/* compressed bytes held now */
 	ZCACHE_STAT_STORES,		/* successful stores */
 	ZCACHE_STAT_LOADS,		/* successful loads */
@@ -202,6 +203,13 @@ static void zcache_stat_inc(struct zcache_pool *pool, enum zcache_stat_item i)
 	zcache_stat_add(pool, i, 1);
 }
 
+/* Whether poorly compressing pages are kept uncompressed, not refused. */
+static bool zcache_pool_keeps_raw(struct zcache_pool *pool)
+{
+	return pool->kind == ZCACHE_POOL_PERSISTENT && pool->ops &&
+	       (pool->ops->flags & ZCACHE_POOL_KEEP_RAW);
+}
+
 static unsigned long zcache_pool_pages(struct zcache_pool *pool)
 {
 	if (pool->kind == ZCACHE_POOL_PERSISTENT)
@@ -333,6 +341,8 @@ static void zcache_entry_free(struct zcache_pool *pool, struct zcache_entry *e)
 		else
 			zcache_zbud_free(pool->zbud, e->handle);
 		zcache_stat_add(pool, ZCACHE_STAT_COMP_BYTES, -(s64)e->length);
+		if (e->comp == ZCACHE_COMP_RAW)
+			zcache_stat_add(pool, ZCACHE_STAT_RAW, -1);
 	} else {
 		zcache_stat_add(pool, ZCACHE_STAT_SAME, -1);
 	}
@@ -646,6 +656,7 @@ static void zcache_counters_read(struct zcache_counters *c,
 {
 	s->stored_pages = atomic64_read(&c->v[ZCACHE_STAT_STORED]);
 	s->same_filled_pages = atomic64_read(&c->v[ZCACHE_STAT_SAME]);
+	s->raw_pages = atomic64_read(&c->v[ZCACHE_STAT_RAW]);
 	s->compressed_bytes = atomic64_read(&c->v[ZCACHE_STAT_COMP_BYTES]);
 	s->stores = atomic64_read(&c->v[ZCACHE_STAT_STORES]);
 	s->loads = atomic64_read(&c->v[ZCACHE_STAT_LOADS]);
@@ -722,6 +733,7 @@ int zcache_store(struct zcache_pool *pool, u64 oid, pgoff_t index,
 	struct zcache_obj *obj;
 	unsigned int dlen;
 	unsigned long handle;
+	const void *out;
 	void *src;
 	int err;
 	u8 comp;
@@ -769,27 +781,36 @@ int zcache_store(struct zcache_pool *pool, u64 oid, pgoff_t index,
 
 	ctx = zcache_comp_get();
 	err = zcache_comp_compress(ctx, src, &dlen, &comp);
-	zc_kunmap_local(src);
 	if (err) {
+		zc_kunmap_local(src);
 		zcache_comp_put(ctx);
 		zcache_stat_inc(pool, ZCACHE_STAT_REJ_COMP);
 		err = -EIO;
 		goto out_entry;
 	}
+	out = ctx->buf;
 	if (!dlen || dlen > PAGE_SIZE *
 	    READ_ONCE(zcache_poor_compression_percent) / 100 ||
 	    (pool->kind == ZCACHE_POOL_EPHEMERAL &&
 	     dlen > zcache_zbud_max_size())) {
-		zcache_comp_put(ctx);
-		zcache_stat_inc(pool, ZCACHE_STAT_REJ_POOR);
-		err = -E2BIG;
-		goto out_entry;
+		if (!zcache_pool_keeps_raw(pool)) {
+			zc_kunmap_local(src);
+			zcache_comp_put(ctx);
+			zcache_stat_inc(pool, ZCACHE_STAT_REJ_POOR);
+			err = -E2BIG;
+			goto out_entry;
+		}
+		/* Nowhere else to go: keep it as it is. */
+		out = src;
+		dlen = PAGE_SIZE;
+		comp = ZCACHE_COMP_RAW;
+		zcache_stat_inc(pool, ZCACHE_STAT_RAW);
 	}
 	if (pool->kind == ZCACHE_POOL_PERSISTENT) {
 		handle = zcs_malloc(pool->zcs, dlen, ZCACHE_GFP);
 		err = IS_ERR_VALUE(handle) ? -ENOMEM : 0;
 		if (!err)
-			zcs_write(pool->zcs, handle, ctx->buf, dlen);
+			zcs_write(pool->zcs, handle, out, dlen);
 	} else {
 		err = zcache_zbud_alloc(pool->zbud, dlen, ZCACHE_GFP,
 					(unsigned long)e, &handle);
@@ -797,6 +818,7 @@ int zcache_store(struct zcache_pool *pool, u64 oid, pgoff_t index,
 			memcpy(zcache_zbud_map(pool->zbud, handle), ctx->buf,
 			       dlen);
 	}
+	zc_kunmap_local(src);
 	zcache_comp_put(ctx);
 	if (err) {
 		zcache_stat_inc(pool, ZCACHE_STAT_REJ_ALLOC);

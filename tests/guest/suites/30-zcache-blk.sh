@@ -6,7 +6,8 @@
 #     queue limits (non-rotational, page-sized blocks, discard)
 #   - data written through /dev/zcache0 reads back byte for byte: same-filled,
 #     compressible and incompressible pages; RAM-only, an incompressible
-#     write fails with EIO (never a silent loss)
+#     page is kept uncompressed; a RAM-only device whose pool is at its
+#     limit fails the write with EIO (never a silent loss)
 #   - discard frees pool entries (stats drop, the range reads as zeroes)
 #   - a backing device ($ZC_SCRATCH_DEV, else a loop device): incompressible
 #     pages and written-back cold pages reach it and read back verified
@@ -74,7 +75,7 @@ if [ "${ZC_INSTALL:-}" = none ]; then
 	echo "1..0 # SKIP no package installed (ZC_INSTALL=none)"
 	exit 4
 fi
-echo "1..21"
+echo "1..22"
 
 # --- devices and queue ---------------------------------------------------
 modprobe -r zcache 2>/dev/null
@@ -99,19 +100,28 @@ check "compressible pages read back" \
 log_stats "after RAM-only writes"
 check "stats: stored, same-filled and compressed bytes counted" \
 	sh -c "test $(st stored_pages) -ge 192 && test $(st same_filled_pages) -ge 64 && test $(st compressed_bytes) -gt 0 && test $(st pool_pages) -gt 0"
-# Without a backing device a page the pool refuses must fail, not vanish.
-if wpages "$W/random" 1024 2>"$W/err"; then
-	nok "RAM only: an incompressible write fails with EIO # it succeeded"
+# Without a backing device an incompressible page has nowhere else to go:
+# it is kept as it is.
+check "RAM only: incompressible pages are kept uncompressed and read back" \
+	sh -c "$(declare -f wpages rpages verify); PAGE=$PAGE DEV=$DEV W=$W; wpages $W/random 1024 && verify $W/random 1024 && test \$(cat $S/raw_pages) -ge 200"
+# A pool at its limit refuses the page, and RAM only, the write must fail,
+# not vanish: max_pool_percent=1 is about 10 MiB of a 1 GiB guest.
+old_pool_percent=$(cat "$P/max_pool_percent" 2>/dev/null)
+echo 1 >"$P/max_pool_percent"
+head -c $((4096 * PAGE)) /dev/urandom >"$W/big"
+if wpages "$W/big" 4096 2>"$W/err"; then
+	nok "RAM only, pool at its limit: the write fails with EIO # it succeeded"
 else
 	cat "$W/err" >&2
 	if grep -q "Input/output error" "$W/err" && [ "$(st failed_writes)" -gt 0 ]; then
-		ok "RAM only: an incompressible write fails with EIO"
+		ok "RAM only, pool at its limit: the write fails with EIO ($(st failed_writes) pages refused)"
 	else
-		nok "RAM only: an incompressible write fails with EIO # failed_writes=$(st failed_writes)"
+		nok "RAM only, pool at its limit: the write fails with EIO # failed_writes=$(st failed_writes)"
 	fi
 fi
-# Writing the page again clears its error.
-wpages "$W/zero" 1024 || echo "# rewriting page 1024 failed" >&2
+blkdiscard -f -o $((4096 * PAGE)) -l $((4096 * PAGE)) "$DEV" || echo "# discarding pages 4096.. failed" >&2
+echo "$old_pool_percent" >"$P/max_pool_percent"
+rm -f "$W/big"
 before=$(st stored_pages)
 check "discard frees pool entries and the range reads as zeroes" \
 	sh -c "blkdiscard -f -o $((128 * PAGE)) -l $((64 * PAGE)) $DEV && test \$(cat $S/stored_pages) -le $((before - 64)) && dd if=$DEV bs=$PAGE skip=128 count=64 iflag=direct status=none | cmp - $W/zero"
