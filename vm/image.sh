@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# vm/image.sh [--debs DIR] [--kernel-flavour FLAVOUR] SUITE
+# vm/image.sh [--debs DIR] [--kernel-flavour FLAVOUR | --kernel-debs KDIR] SUITE
 #
 # Build (or reuse) a bootable test image of SUITE and print its directory:
 #   disk.qcow2            ext4 root file system (boot: root=/dev/vda)
@@ -15,6 +15,9 @@
 #                         the chroot (DKMS builds there, at native speed)
 #   --kernel-flavour F    + a second kernel (e.g. cloud), installed after the
 #                         package: the kernel-upgrade scenario
+#   --kernel-debs KDIR    the same with the linux-image + linux-headers .debs
+#                         of KDIR (a test kernel of vm/testkernel.sh) as the
+#                         second kernel; variant kernel-RELEASE
 # An image is cached under $ZC_CACHE/images/SUITE-VARIANT-HASH; HASH covers
 # the rootfs tree, the harness files and the packages, so an image is
 # rebuilt only when one of them changes.  The newest 3 per suite and
@@ -23,12 +26,13 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 
-usage() { echo "usage: $0 [--debs DIR] [--kernel-flavour FLAVOUR] SUITE" >&2; exit 2; }
-debdir= flavour=
+usage() { echo "usage: $0 [--debs DIR] [--kernel-flavour FLAVOUR | --kernel-debs KDIR] SUITE" >&2; exit 2; }
+debdir= flavour= kdebdir=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--debs) [ $# -ge 2 ] || usage; debdir=$2; shift 2 ;;
 	--kernel-flavour) [ $# -ge 2 ] || usage; flavour=$2; shift 2 ;;
+	--kernel-debs) [ $# -ge 2 ] || usage; kdebdir=$2; shift 2 ;;
 	-*) usage ;;
 	*) break ;;
 	esac
@@ -37,6 +41,8 @@ done
 suite=$1
 zc_check_suite "$suite" || usage
 [ -z "$flavour" ] || [ -n "$debdir" ] || zc_die "--kernel-flavour needs --debs"
+[ -z "$kdebdir" ] || [ -n "$debdir" ] || zc_die "--kernel-debs needs --debs"
+[ -z "$kdebdir" ] || [ -z "$flavour" ] || zc_die "--kernel-flavour or --kernel-debs, not both"
 
 zc_need_cmd mkfs.ext4 e2fsprogs
 zc_need_cmd qemu-img qemu-utils
@@ -49,6 +55,14 @@ if [ -n "$debdir" ]; then
 	ls "$debdir"/*.deb >/dev/null 2>&1 || zc_die "no .deb in $debdir"
 fi
 [ -z "$flavour" ] || { variant=upgrade-$flavour; prep_args+=(--kernel-flavour "$flavour"); }
+if [ -n "$kdebdir" ]; then
+	kimg=$(ls "$kdebdir"/linux-image-*.deb 2>/dev/null | grep -v -- '-dbg_' | head -n 1 || true)
+	[ -n "$kimg" ] || zc_die "no linux-image-*.deb in $kdebdir"
+	krel=${kimg##*/linux-image-}; krel=${krel%%_*}
+	ls "$kdebdir/linux-headers-${krel}_"*.deb >/dev/null 2>&1 ||
+		zc_die "no linux-headers-${krel}_*.deb in $kdebdir"
+	variant=kernel-$krel; prep_args+=(--kernel-debs)
+fi
 
 # The recipe: the rootfs tree (its name carries its own recipe hash), the
 # harness files that go into the image, and the packages.
@@ -56,6 +70,7 @@ recipe=$( {
 	echo "v1 $suite $variant $(basename "$rootfs")"
 	cd "$here" && sha256sum image.sh pack-image.sh guest/*
 	[ -z "$debdir" ] || (cd "$debdir" && sha256sum ./*.deb)
+	[ -z "$kdebdir" ] || (cd "$kdebdir" && sha256sum ./linux-image-*.deb ./linux-headers-*.deb)
 } )
 hash=$(printf '%s' "$recipe" | sha256sum | cut -c1-12)
 dest="$ZC_CACHE/images/$suite-$variant-$hash"
@@ -76,6 +91,7 @@ start=$SECONDS
 zc_log "image $suite/$variant: building (log $tmp/build.log)"
 binds=(--bind "$here/guest:/mnt/zc-harness")
 [ -z "$debdir" ] || binds+=(--bind "$(realpath "$debdir"):/mnt/zc-pkg")
+[ -z "$kdebdir" ] || binds+=(--bind "$(realpath "$kdebdir"):/mnt/zc-kdebs")
 if ! "$here/chroot.sh" "${binds[@]}" --host-hook "$here/pack-image.sh $tmp" \
 	"$rootfs" -- /bin/bash /mnt/zc-harness/prepare-image.sh "${prep_args[@]}" \
 	>"$tmp/build.log" 2>&1; then

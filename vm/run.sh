@@ -15,6 +15,14 @@
 #        none   no package (harness checks only)
 #   --kernel-flavour F   install kernel flavour F (e.g. cloud) after the
 #               package (fast path only) and boot that kernel
+#   --test-kernel F      the same with a test kernel built from Debian's
+#               linux-source by vm/testkernel.sh F (cleancache: bullseye
+#               5.10 with CONFIG_CLEANCACHE; debug: bookworm 6.1 with KASAN,
+#               lockdep, kmemleak, ...): its linux-image + linux-headers
+#               .debs go in after the package, DKMS's kernel hook builds
+#               zcache for it, the guest boots it
+#   --kernel-debs DIR    the same with the linux-image-*/linux-headers-*
+#               .debs of DIR (what --test-kernel uses)
 #   --name NAME          run name (default SUITE-INSTALL-DATE)
 #   --mem MIB --smp N    guest size (default 1024, 2)
 #   --timeout SEC        hard limit for the boot (default 2400; 5400 on the
@@ -44,12 +52,14 @@ repo=$(cd "$here/.." && pwd)
 
 usage() { sed -n '4,/^[^#]/{/^#/s/^# \{0,1\}//p}' "$0" >&2; exit 2; }
 
-install=fast flavour= name= mem=1024 smp=2 tmo= scratch= only= script=
+install=fast flavour= tkernel= kdebdir= name= mem=1024 smp=2 tmo= scratch= only= script=
 quick= append= pow=1 pkgdir=${ZC_PKG_DIR:-$ZC_CACHE/pkg}
 while [ $# -gt 0 ]; do
 	case $1 in
 	--install) install=$2; shift 2 ;;
 	--kernel-flavour) flavour=$2; shift 2 ;;
+	--test-kernel) tkernel=$2; shift 2 ;;
+	--kernel-debs) kdebdir=$2; shift 2 ;;
 	--name) name=$2; shift 2 ;;
 	--mem) mem=$2; shift 2 ;;
 	--smp) smp=$2; shift 2 ;;
@@ -71,6 +81,23 @@ suite=$1
 zc_check_suite "$suite" || usage
 case $install in fast|cloud|rpm|none) ;; *) zc_die "--install: fast, cloud, rpm or none" ;; esac
 [ -z "$flavour" ] || [ "$install" = fast ] || zc_die "--kernel-flavour works with --install fast"
+# A test kernel: its .debs (built once, cached by vm/testkernel.sh).
+if [ -n "$tkernel" ]; then
+	[ -z "$kdebdir" ] || zc_die "--test-kernel or --kernel-debs, not both"
+	case $tkernel in cleancache|debug) ;; *) zc_die "--test-kernel: cleancache or debug" ;; esac
+	kdebdir=$("$here/testkernel.sh" "$tkernel") || zc_die "vm/testkernel.sh $tkernel failed"
+fi
+if [ -n "$kdebdir" ]; then
+	[ "$install" = fast ] || zc_die "--test-kernel/--kernel-debs work with --install fast"
+	[ -z "$flavour" ] || zc_die "--kernel-flavour or a test kernel, not both"
+	kdebdir=$(realpath "$kdebdir")
+	kimg=$(ls "$kdebdir"/linux-image-*.deb 2>/dev/null | grep -v -- '-dbg_' | head -n 1 || true)
+	[ -n "$kimg" ] || zc_die "no linux-image-*.deb in $kdebdir"
+	# The release it boots: linux-image-RELEASE_VERSION_amd64.deb.
+	tk_rel=${kimg##*/linux-image-}; tk_rel=${tk_rel%%_*}
+fi
+# What the run's name and result line call the kernel variant.
+kvariant=${flavour:-${tkernel:-${kdebdir:+kdebs}}}
 # DKMS builds inside the guest on the cloud and rpm paths: 10-20 times
 # slower than in the chroot under TCG.
 case $install in cloud|rpm) tmo=${tmo:-5400} ;; *) tmo=${tmo:-2400} ;; esac
@@ -87,13 +114,13 @@ kver=
 fail_early() {
 	local line
 	line=$(printf '%s\t%s\t%s\t0\t0\t0\t%s\tFAIL\t%s' "$suite" "${kver:-?}" \
-		"$install${flavour:+-$flavour}" "$((SECONDS - t0))" "$1")
+		"$install${kvariant:+-$kvariant}" "$((SECONDS - t0))" "$1")
 	echo "$line" >"$logdir/summary.tsv"
 	zc_log "run $name: FAIL: $1"
 	echo "$line"
 	exit 1
 }
-name=${name:-$suite-$install${flavour:+-$flavour}-$(date +%Y%m%d-%H%M%S)}
+name=${name:-$suite-$install${kvariant:+-$kvariant}-$(date +%Y%m%d-%H%M%S)}
 logdir=$ZC_CACHE/logs/$name
 share=$ZC_CACHE/results/$name
 work=$ZC_CACHE/work/run-$name
@@ -101,7 +128,7 @@ rm -rf "$logdir" "$share" "$work"
 mkdir -p "$logdir" "$share" "$work/pkg"
 ln -sfn "$share" "$logdir/results"
 trap 'rm -rf "$work"' EXIT
-zc_log "run $name: suite $suite, install $install${flavour:+, kernel flavour $flavour}; logs in $logdir"
+zc_log "run $name: suite $suite, install $install${flavour:+, kernel flavour $flavour}${kdebdir:+, kernel $tk_rel from $kdebdir}; logs in $logdir"
 
 # The packages: the newest version in $pkgdir, staged alone.
 if [ "$install" != none ]; then
@@ -123,6 +150,7 @@ fi
 img_args=()
 [ "$install" != fast ] || img_args+=(--debs "$work/pkg")
 [ -z "$flavour" ] || img_args+=(--kernel-flavour "$flavour")
+[ -z "$kdebdir" ] || img_args+=(--kernel-debs "$kdebdir")
 tb=$SECONDS
 if ! image=$("$here/image.sh" "${img_args[@]}" "$suite" 2>"$logdir/image.err"); then
 	cat "$logdir/image.err" >&2
@@ -138,10 +166,12 @@ cat "$logdir/image.err" >&2
 build_s=$((SECONDS - tb))
 if [ -n "$flavour" ]; then
 	kver=$(grep -- "-$flavour-amd64\$" "$image/kernels.txt" | sort -V | tail -n 1 || true)
+elif [ -n "$kdebdir" ]; then
+	kver=$(grep -x -F -- "$tk_rel" "$image/kernels.txt" || true)
 else
 	kver=$(grep -v -E -- '-(cloud|rt)-amd64$' "$image/kernels.txt" | sort -V | tail -n 1 || true)
 fi
-[ -n "$kver" ] || fail_early "no ${flavour:-standard} kernel in $image"
+[ -n "$kver" ] || fail_early "no ${flavour:-${tk_rel:-standard}} kernel in $image"
 # Hard links: a newer image may replace this one while we wait for the lock.
 for f in disk.qcow2 "vmlinuz-$kver" "initrd.img-$kver" "config-$kver"; do
 	ln "$image/$f" "$work/$f" 2>/dev/null || cp "$image/$f" "$work/$f"
@@ -160,7 +190,8 @@ run_id="$name-$$-$RANDOM"
 	echo "ZC_RUN_ID=$run_id"
 	echo "ZC_SUITE=$suite"
 	echo "ZC_INSTALL=$install"
-	echo "ZC_KERNEL_FLAVOUR=${flavour:-standard}"
+	echo "ZC_KERNEL_FLAVOUR=${kvariant:-standard}"
+	[ -z "$kdebdir" ] || echo "ZC_TEST_KERNEL=${tkernel:-$tk_rel}"
 	echo "ZC_EXPECT_KERNEL=$kver"
 	echo "ZC_QUICK=$quick"
 	echo "ZC_ONLY=$(printf %q "$only")"
@@ -329,7 +360,7 @@ wall=$((SECONDS - t0 - wait_s))
 if [ ${#reasons[@]} -eq 0 ]; then result=PASS detail="image ${build_s}s, boot ${boot_s}s, lock wait ${wait_s}s"
 else result=FAIL detail=$(printf '%s; ' "${reasons[@]}"); detail=${detail%; }
 fi
-line=$(printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s' "$suite" "$kern" "$install${flavour:+-$flavour}" \
+line=$(printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s' "$suite" "$kern" "$install${kvariant:+-$kvariant}" \
 	"$passed" "$failed" "$skipped" "$wall" "$result" "$detail")
 echo "$line" >"$logdir/summary.tsv"
 ln -sfn "$logdir" "$ZC_CACHE/logs/latest-$suite"

@@ -11,7 +11,7 @@ ZC_VM_SUITES := bullseye bookworm trixie sid
 vm_pkg_target = $(if $(filter rpm,$(1)),rpm,$(if $(filter none,$(1)),,deb))
 
 .PHONY: vm-image vm-test vm-matrix vm-upgrade-test vm-harness-catch vm-test-runner \
-	vm-fixture vm-fixture-test vm-clean-images
+	vm-fixture vm-fixture-test vm-clean-images vm-cleancache-test vm-debug-test
 
 ## vm-image        build (or reuse) the test image of SUITE=<suite>
 vm-image:
@@ -33,6 +33,24 @@ vm-matrix: $(call vm_pkg_target,$(INSTALL))
 ##                 the modules
 vm-upgrade-test: deb
 	vm/matrix.sh --install fast --kernel-flavour cloud $(VM_ARGS) bookworm
+
+## vm-cleancache-test  bullseye with the package, then the test kernel
+##                 5.10-zc-cleancache (CONFIG_CLEANCACHE=y, vm/testkernel.sh;
+##                 DKMS builds for it by itself); boots it, runs every guest
+##                 suite quick, 34-zcache-cleancache included, with a 2 GiB
+##                 scratch disk (VM_ARGS= more vm/run.sh options)
+vm-cleancache-test: deb
+	vm/matrix.sh --install fast --test-kernel cleancache --quick --scratch 2G:none \
+		--timeout 3600 $(VM_ARGS) bullseye
+
+## vm-debug-test   bookworm with the package, then the test kernel
+##                 6.1-zc-debug (KASAN, lockdep, kmemleak, DEBUG_ATOMIC_SLEEP,
+##                 fault injection); boots it and runs every guest suite
+##                 quick; any KASAN/lockdep/kmemleak report fails the run
+##                 (slow under TCG: a 90 min limit)
+vm-debug-test: deb
+	vm/matrix.sh --install fast --test-kernel debug --quick --scratch 2G:none \
+		--timeout 5400 $(VM_ARGS) bookworm
 
 ## vm-harness-catch  prove the harness fails runs: a test forced to fail
 ##                 (ZC_FORCE_FAIL), a kernel WARNING, a timeout

@@ -2,21 +2,25 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Runs INSIDE the image's chroot (vm/chroot.sh), called by vm/image.sh:
-#   prepare-image.sh [--debs] [--kernel-flavour FLAVOUR]
+#   prepare-image.sh [--debs] [--kernel-flavour FLAVOUR | --kernel-debs]
 # Installs the harness's guest side (from /mnt/zc-harness), then
 #   --debs                 apt-get install the .debs found in /mnt/zc-pkg
 #                          (DKMS builds the modules here, at native speed)
 #   --kernel-flavour F     then install linux-image-F-amd64 and its headers
 #                          from the archive: DKMS must build for the new
 #                          kernel by itself (its kernel postinst hook)
+#   --kernel-debs          the same with the linux-image + linux-headers
+#                          .debs found in /mnt/zc-kdebs (a test kernel built
+#                          by vm/testkernel.sh) instead of the archive's
 set -euo pipefail
 
-debs=0 flavour=
+debs=0 flavour= kdebs=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	--debs) debs=1; shift ;;
 	--kernel-flavour) flavour=$2; shift 2 ;;
-	*) echo "usage: $0 [--debs] [--kernel-flavour FLAVOUR]" >&2; exit 2 ;;
+	--kernel-debs) kdebs=1; shift ;;
+	*) echo "usage: $0 [--debs] [--kernel-flavour FLAVOUR | --kernel-debs]" >&2; exit 2 ;;
 	esac
 done
 h=/mnt/zc-harness
@@ -75,11 +79,21 @@ if [ "$debs" = 1 ]; then
 	dkms status || true
 fi
 
-if [ -n "$flavour" ]; then
-	step "installing a second kernel: linux-image-$flavour-amd64 + headers"
-	apt-get update -q
-	apt-get install -y --no-install-recommends \
-		"linux-image-$flavour-amd64" "linux-headers-$flavour-amd64"
+# The second kernel, after the package: from the archive (a flavour) or
+# from local .debs (a test kernel).  Either way apt installs it and DKMS's
+# kernel hook must build the modules for it by itself.
+if [ -n "$flavour" ] || [ "$kdebs" = 1 ]; then
+	if [ "$kdebs" = 1 ]; then
+		mkdir -p /root/zc-kdebs
+		cp /mnt/zc-kdebs/linux-image-*.deb /mnt/zc-kdebs/linux-headers-*.deb /root/zc-kdebs/
+		set -- /root/zc-kdebs/*.deb
+		step "installing a second kernel: $(cd /root/zc-kdebs && echo *.deb)"
+	else
+		set -- "linux-image-$flavour-amd64" "linux-headers-$flavour-amd64"
+		step "installing a second kernel: linux-image-$flavour-amd64 + headers"
+		apt-get update -q
+	fi
+	apt-get install -y --no-install-recommends "$@"
 	step "dkms status after the new kernel"
 	dkms status || true
 fi
