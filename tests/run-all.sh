@@ -39,6 +39,12 @@
 #   vm-upgrade    a second kernel installed after the package: DKMS builds
 #                 for it by itself, the guest boots it and loads zcache
 #   harness-catch a guest test forced to fail must fail the VM run
+#   vm-cleancache bullseye booted on the test kernel 5.10-zc-cleancache
+#                 (vm/testkernel.sh): every guest suite quick, the cleancache
+#                 front end proven by 34-zcache-cleancache (full list only)
+#   vm-debug      bookworm booted on the test kernel 6.1-zc-debug (KASAN,
+#                 lockdep, kmemleak): every guest suite quick; any report
+#                 fails it (full list only; slow under TCG)
 
 set -uo pipefail
 
@@ -58,7 +64,7 @@ cd "$(dirname "$0")/.."
 default_steps="host-deps lint matrix vm-ci-bookworm harness-catch"
 full_steps="host-deps lint matrix matrix-rt lifecycle vm-bookworm
 	vm-bullseye vm-trixie vm-sid vm-rt-bookworm vm-rt-trixie vm-cloud vm-rpm
-	vm-upgrade harness-catch"
+	vm-upgrade harness-catch vm-cleancache vm-debug"
 case "$*" in
 '') steps=$default_steps ;;
 full) steps=$full_steps ;;
@@ -84,6 +90,8 @@ step_cmd() {
 	vm-cloud) echo "make vm-test SUITE=bookworm INSTALL=cloud" ;;
 	vm-rpm) echo "make vm-test SUITE=bookworm INSTALL=rpm" ;;
 	vm-upgrade) echo "make vm-upgrade-test" ;;
+	vm-cleancache) echo "make vm-cleancache-test" ;;
+	vm-debug) echo "make vm-debug-test" ;;
 	harness-catch) echo "make vm-harness-catch" ;;
 	vm-*)
 		zc_check_suite "${1#vm-}" || return 1
