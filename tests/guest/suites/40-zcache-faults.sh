@@ -1,0 +1,550 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# 40-zcache-faults: faults from below, bad input from above, and the
+# module's lifecycle (issue 7).
+#   a) backing-device I/O errors: /dev/zcache0's backing device is a
+#      device-mapper device over $ZC_SCRATCH_DEV (else a loop device) whose
+#      table is switched at run time (dmsetup suspend/load/resume) between
+#      'linear' (good), 'error' (every I/O fails) and a table with an error
+#      region.  A write that must reach the backing device fails with EIO
+#      to the writer and is counted (io_errors); the page then reads as an
+#      error, never as the stale data under it, until it is rewritten;
+#      reads of pages on the backing device fail with EIO while the target
+#      errors; pages in the pool still read back; after the good table is
+#      back, rewritten pages verify.  Then swap on /dev/zcache0 over the dm
+#      device under memstress: the table goes bad mid-run, and the error
+#      must reach the process (SIGBUS on the page it cannot get back),
+#      never wrong data.
+#   b) allocation failures: zcsmalloc's fail_alloc_every during a verified
+#      swap workload: every page verifies, refused stores went to the
+#      backing device (reject_nomem, backing_writes_pool_full).
+#   c) a full pool without a backing device is suite 30's (block level);
+#      the swap-level version is not done: a swap write error keeps the
+#      page in RAM, so under a memory limit it ends in the OOM killer,
+#      whose report (a Call Trace) the runner counts as a splat.
+#   d) lifecycle: unload refused while /dev/zcache0 is swapped on or open;
+#      N load/configure/unload cycles of zcache and zcsmalloc without a
+#      leak (zcsmalloc pools and leaked objects, slab); swapoff under load.
+#   e) bad input that 31-zcache-input does not try: backing devices that
+#      are mounted, active swap, held by device-mapper, a zcache device,
+#      read-only, smaller than a page, gone (a detached loop device);
+#      settings, reset and remove of a device that is swapped on.
+# Memory pressure comes from a memory cgroup (memory.max below the
+# workload's size), so the workloads swap without pushing the whole guest
+# into the OOM killer; the limit is lifted before anything that needs the
+# pages back in RAM (errors, swapoff).
+# ZC_QUICK=1: smaller workloads, 20 load/unload cycles instead of 100.
+# KTAP on stdout; commands and their output on stderr.
+set -u
+n=0 failed=0
+ok() { n=$((n + 1)); echo "ok $n $*"; }
+nok() { n=$((n + 1)); failed=1; echo "not ok $n $*"; }
+skip() { n=$((n + 1)); echo "ok $n $* # SKIP"; }
+check() {	# check DESCRIPTION COMMAND...
+	local d=$1; shift
+	echo "+ $*" >&2
+	if "$@" >&2; then ok "$d"; else nok "$d"; fi
+}
+say() { echo "# $*" >&2; }
+note() { echo "# $*"; echo "# $*" >&2; }
+
+PAGE=$(getconf PAGESIZE)
+DEV=/dev/zcache0
+S=/sys/block/zcache0/zcache
+S1=/sys/block/zcache1/zcache
+P=/sys/module/zcache/parameters
+ZP=/sys/module/zcsmalloc/parameters
+C=/sys/class/zcache-control
+DM=zc40fault
+CG=/sys/fs/cgroup/zc40
+W=$(mktemp -d /var/tmp/zc40.XXXXXX)
+loops=() mnt='' bg='' dmdev='' loopswap=''
+QUICK=${ZC_QUICK:-}
+
+mem_kb=$(awk '/^MemTotal:/ {print $2}' /proc/meminfo)
+mem_mb=$((mem_kb / 1024))
+
+st() { cat "$S/$1" 2>/dev/null || echo 0; }
+log_stats() { say "$1: $(cat "$S/mm_stat" 2>/dev/null)"; }
+settle() { udevadm settle 2>/dev/null; sleep 0.2; }
+DMSETUP=$(command -v dmsetup || true)
+dmsetup() { [ -n "$DMSETUP" ] && timeout 60 "$DMSETUP" --noudevsync "$@"; }
+
+cleanup() {
+	exec 7>&- 2>/dev/null
+	[ -z "$bg" ] || kill -9 "$bg" 2>/dev/null
+	echo 0 >"$ZP/fail_alloc_every" 2>/dev/null
+	swapoff "$DEV" 2>/dev/null
+	[ -z "$loopswap" ] || swapoff "$loopswap" 2>/dev/null
+	[ -z "$mnt" ] || umount "$mnt" 2>/dev/null
+	for r in /sys/block/zcache*/zcache/reset; do
+		[ -e "$r" ] && echo 1 >"$r" 2>/dev/null
+	done
+	[ -z "${old_pool_percent:-}" ] || echo "$old_pool_percent" >"$P/max_pool_percent" 2>/dev/null
+	[ -d "$CG" ] && rmdir "$CG" 2>/dev/null
+	modprobe -r zcache 2>/dev/null
+	[ -z "$dmdev" ] || dmsetup remove "$DM" 2>/dev/null
+	for l in "${loops[@]}"; do losetup -d "$l" 2>/dev/null; done
+	rm -rf "$W"
+}
+trap cleanup EXIT
+
+# wpages FILE PAGE: write FILE at page PAGE of /dev/zcache0, direct I/O.
+wpages() { dd if="$1" of="$DEV" bs="$PAGE" seek="$2" oflag=direct conv=notrunc status=none; }
+# rpages PAGE COUNT OUT: read back, direct I/O.
+rpages() { dd if="$DEV" of="$3" bs="$PAGE" skip="$1" count="$2" iflag=direct status=none; }
+# verify FILE PAGE: what is at PAGE is FILE.
+verify() {
+	local pages=$(( $(stat -c %s "$1") / PAGE ))
+	rpages "$2" "$pages" "$W/readback" && cmp "$1" "$W/readback"
+}
+# eio CMD...: CMD fails, and with "Input/output error".
+eio() {
+	local err
+	if err=$("$@" 2>&1); then echo "  succeeded: $*" >&2; return 1; fi
+	echo "  $err" >&2
+	case $err in *"Input/output error"*) return 0 ;; esac
+	return 1
+}
+# setup SIZE [BACKING]: configure zcache0 from scratch.
+setup() {
+	settle
+	echo 1 >"$S/reset" || return 1
+	if [ -n "${2:-}" ]; then echo "$2" >"$S/backing_dev" || return 1; fi
+	echo "$1" >"$S/disksize"
+}
+# dm_load TABLE: replace the dm device's table at run time.
+dm_load() {
+	say "dm table: $(echo "$1" | tr '\n' ';')"
+	dmsetup suspend "$DM" && printf '%s\n' "$1" | dmsetup load "$DM" && dmsetup resume "$DM"
+}
+dm_good() { dm_load "0 $bsec linear $backing 0"; }
+dm_bad() { dm_load "0 $bsec error"; }
+# dm_region FIRST NR: pages [FIRST, FIRST + NR) of zcache0 fail, the rest is good.
+dm_region() {
+	local a=$(($1 * 8)) b=$((($1 + $2) * 8))
+	dm_load "0 $a linear $backing 0
+$a $((b - a)) error
+$b $((bsec - b)) linear $backing $b"
+}
+swap_used_kb() { awk '/^SwapTotal:/ {t=$2} /^SwapFree:/ {f=$2} END {print t - f}' /proc/meminfo; }
+slab_kb() { sync; echo 3 >/proc/sys/vm/drop_caches; sleep 1; awk '/^SUnreclaim:/ {print $2}' /proc/meminfo; }
+zcs_stat() { awk -v k="$1" '$1 == k {print $2}' /sys/kernel/debug/zcsmalloc/stats 2>/dev/null; }
+# Pools of zcsmalloc: its debugfs directories (one per pool) besides 'stats'.
+zcs_pools() { find /sys/kernel/debug/zcsmalloc -mindepth 1 -maxdepth 1 -type d 2>/dev/null | wc -l; }
+dmesg_lines() { dmesg | wc -l; }
+
+# The memory cgroup that makes workloads swap: cg_limit BYTES|max.
+have_cg=''
+if grep -qw memory /sys/fs/cgroup/cgroup.controllers 2>/dev/null; then
+	echo +memory >/sys/fs/cgroup/cgroup.subtree_control 2>/dev/null
+	mkdir -p "$CG" 2>/dev/null && [ -e "$CG/memory.max" ] && have_cg=1
+fi
+cg_limit() { echo "$1" >"$CG/memory.max"; }
+# cg_run CMD...: CMD in the cgroup.
+cg_run() { sh -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$CG" "$@"; }
+# memstress_ok OUTFILE: no page mismatched (a kill by a signal is judged by the caller).
+mismatch() { grep -q MISMATCH "$1"; }
+
+echo "TAP version 13"
+if [ "${ZC_INSTALL:-}" = none ]; then
+	echo "1..0 # SKIP no package installed (ZC_INSTALL=none)"
+	exit 4
+fi
+mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug 2>/dev/null
+say "guest: $(uname -r), ${mem_mb} MiB, quick=${QUICK:-0}, memory cgroup: ${have_cg:-no}"
+
+modprobe -r zcache 2>/dev/null
+check "modprobe zcache num_devices=2" \
+	sh -c 'modprobe zcache num_devices=2 && udevadm settle; test -b /dev/zcache0 && test -b /dev/zcache1'
+
+# The backing device and the dm device over it.
+if [ -n "${ZC_SCRATCH_DEV:-}" ] && [ -b "$ZC_SCRATCH_DEV" ]; then
+	backing=$(readlink -f "$ZC_SCRATCH_DEV")
+	wipefs -a "$backing" >/dev/null 2>&1
+else
+	truncate -s 1G "$W/backing.img"
+	backing=$(losetup -f --show "$W/backing.img") && loops+=("$backing")
+fi
+bsec=$(blockdev --getsz "$backing")
+[ "$bsec" -le $((2 << 21)) ] || bsec=$((2 << 21))	# at most 2 GiB
+if [ -n "$DMSETUP" ] && modprobe dm-mod 2>/dev/null &&
+	printf '0 %s linear %s 0\n' "$bsec" "$backing" | dmsetup create "$DM"; then
+	minor=$(dmsetup info -c --noheadings -o minor "$DM" | tr -d ' ')
+	dmdev=/dev/dm-$minor
+	[ -b "$dmdev" ] || { sleep 1; [ -b "$dmdev" ] || dmdev=''; }
+fi
+if [ -n "$dmdev" ]; then
+	ok "dm device $DM ($dmdev) over $backing, $((bsec / 2048)) MiB"
+else
+	nok "dm device $DM over $backing # dmsetup missing or create failed"
+fi
+
+###############################################################################
+# a) backing-device I/O errors
+###############################################################################
+head -c $((64 * PAGE)) /dev/urandom >"$W/r1"
+head -c $((8 * PAGE)) /dev/urandom >"$W/old"
+head -c $((8 * PAGE)) /dev/urandom >"$W/r2"
+head -c $((128 * PAGE)) /dev/urandom >"$W/r3"
+i=0; while [ $i -lt 8000 ]; do echo "zcache line $i: the quick brown fox $((i * 7919 % 10007)) jumps"; i=$((i + 1)); done |
+	head -c $((64 * PAGE)) >"$W/text"
+FN="$(declare -f wpages rpages verify eio); PAGE=$PAGE DEV=$DEV W=$W"
+
+if [ -n "$dmdev" ]; then
+	check "zcache0 over $dmdev (64M): incompressible pages reach the backing device and read back" \
+		sh -c "$(declare -f settle setup); S=$S; setup 64M $dmdev && $FN; wpages $W/r1 0 && wpages $W/old 1024 && verify $W/r1 0 && verify $W/old 1024 && test \$(cat $S/backing_writes_incompressible) -ge 72"
+	check "compressible pages are held in the pool" \
+		sh -c "$FN; wpages $W/text 256 && verify $W/text 256 && test \$(cat $S/stored_pages) -ge 64"
+	log_stats "good table"
+
+	dm_bad
+	e0=$(st io_errors)
+	check "table 'error': reads of pages on the backing device fail with EIO" \
+		sh -c "$FN; eio rpages 0 64 $W/x && test \$(cat $S/io_errors) -gt $e0"
+	check "table 'error': pages in the pool still read back" \
+		sh -c "$FN; verify $W/text 256"
+	e0=$(st io_errors); d0=$(dmesg_lines)
+	check "table 'error': a write that must go to the backing device fails with EIO, io_errors counts it" \
+		sh -c "$FN; eio wpages $W/r2 1024 && test \$(cat $S/io_errors) -gt $e0"
+	say "dmesg: $(dmesg | tail -n +$((d0 + 1)) | grep zcache | head -n 2 | tr '\n' ' ')"
+	check "the page whose write failed reads as an error while the target errors" \
+		sh -c "$FN; eio rpages 1024 1 $W/x"
+	# A write-back that fails must leave the page in the pool, readable.
+	wbf0=$(st writeback_failed) wb0=$(st written_back_pages)
+	echo "+ echo 64 > $S/writeback_pages (the target errors)" >&2
+	echo 64 >"$S/writeback_pages" || say "writeback_pages refused: as expected"
+	say "writeback_failed $wbf0 -> $(st writeback_failed), written_back_pages $wb0 -> $(st written_back_pages)"
+	check "a failed write-back keeps the pages in the pool: they still read back" \
+		sh -c "$FN; verify $W/text 256 && test \$(cat $S/written_back_pages) = $wb0"
+	log_stats "error table"
+
+	dm_good
+	check "good table again: the page whose write failed still reads as an error, not the stale data under it" \
+		sh -c "$FN; eio rpages 1024 1 $W/x"
+	check "good table again: pages on the backing device read back intact" \
+		sh -c "$FN; verify $W/r1 0"
+	check "good table again: the failed pages, rewritten, verify" \
+		sh -c "$FN; wpages $W/r2 1024 && wpages $W/text 256 && verify $W/r2 1024 && verify $W/text 256"
+
+	# An error region: one 128-page write across it; the pages outside
+	# the region are written, those inside fail one by one.
+	dm_region 2112 32
+	e0=$(st io_errors)
+	check "error region (pages 2112-2143): a 128-page write across it fails with EIO" \
+		sh -c "$FN; eio dd if=$W/r3 of=$DEV bs=$((128 * PAGE)) seek=$((2048 * PAGE)) oflag=direct,seek_bytes conv=notrunc status=none"
+	bad=''
+	for p in 2048 2111 2112 2143 2144 2175; do
+		off=$(( (p - 2048) * PAGE ))
+		if [ "$p" -ge 2112 ] && [ "$p" -le 2143 ]; then
+			rpages "$p" 1 "$W/x" 2>/dev/null && bad="$bad $p(read)"
+		else
+			rpages "$p" 1 "$W/x" && cmp -s "$W/x" <(tail -c +$((off + 1)) "$W/r3" | head -c "$PAGE") || bad="$bad $p(data)"
+		fi
+	done
+	if [ -z "$bad" ]; then
+		ok "error region: pages outside it verify, pages inside read as errors ($(( $(st io_errors) - e0 )) I/O errors counted)"
+	else
+		nok "error region: pages outside it verify, pages inside read as errors # wrong:$bad"
+	fi
+	dm_good
+	check "good table: the region rewritten verifies" \
+		sh -c "$FN; dd if=$W/r3 of=$DEV bs=$((128 * PAGE)) seek=$((2048 * PAGE)) oflag=direct,seek_bytes conv=notrunc status=none && verify $W/r3 2048"
+	log_stats "after the region"
+	note "a) io_errors $(st io_errors), backing_reads $(st backing_reads), backing_writes_incompressible $(st backing_writes_incompressible), writeback_failed $(st writeback_failed)"
+else
+	skip "a) backing-device I/O errors (block level): no dm device"
+fi
+
+# --- a) swap on zcache0 over the dm device; the table goes bad mid-run ----
+# memstress (30% incompressible pages: those go to the backing device) in a
+# memory cgroup half its size swaps; once pages are on the backing device,
+# the limit is lifted (nothing more needs to go out) and the table turns to
+# 'error'.  A page memstress then touches that is on the backing device
+# cannot be read: the kernel logs the swap read error and the process gets
+# SIGBUS.  Expected: memstress killed by SIGBUS (or it finished verified if
+# it touched no such page); a MISMATCH (wrong data, silently) fails.
+if [ -n "$dmdev" ] && [ -n "$have_cg" ] && [ -x "$ZC_BIN/memstress" ]; then
+	ms_mb=$((mem_mb / 5)); [ -z "$QUICK" ] || ms_mb=$((mem_mb / 8))
+	check "swap on zcache0 (512M) over $dmdev" \
+		sh -c "$(declare -f settle setup); S=$S; setup 512M $dmdev && mkswap $DEV >/dev/null && swapon -p 100 $DEV"
+	cg_limit $((ms_mb / 2 * 1048576))
+	d0=$(dmesg_lines)
+	echo "+ memstress --size-mb $ms_mb --passes 50 --incompressible-pct 30 (memory.max $((ms_mb / 2))M)" >&2
+	cg_run "$ZC_BIN/memstress" --size-mb "$ms_mb" --passes 50 --incompressible-pct 30 >"$W/ms-a.out" 2>&1 &
+	bg=$!
+	t=0
+	while [ $t -lt 300 ] && kill -0 "$bg" 2>/dev/null; do
+		[ "$(st backing_writes_incompressible)" -lt 2000 ] || [ "$(swap_used_kb)" -lt $((ms_mb * 256)) ] || break
+		sleep 1; t=$((t + 1))
+	done
+	say "after ${t}s: swap used $(swap_used_kb) KiB; $(cat "$S/mm_stat")"
+	cg_limit max
+	e0=$(st io_errors)
+	dm_bad
+	t=0
+	while [ $t -lt 240 ] && kill -0 "$bg" 2>/dev/null; do sleep 1; t=$((t + 1)); done
+	if kill -0 "$bg" 2>/dev/null; then
+		kill -9 "$bg"; wait "$bg" 2>/dev/null; rc=killed
+	else
+		wait "$bg"; rc=$?
+	fi
+	bg=''
+	cat "$W/ms-a.out" >&2; cp "$W/ms-a.out" "$ZC_OUT/" 2>/dev/null
+	ioe=$(( $(st io_errors) - e0 ))
+	rerr=$(dmesg | tail -n +$((d0 + 1)) | grep -c -i 'error on swap-device')
+	say "memstress rc=$rc after ${t}s of errors; io_errors +$ioe; kernel swap I/O error lines: $rerr"
+	if mismatch "$W/ms-a.out"; then
+		nok "swap over a failing backing device: no wrong data # memstress found a MISMATCH"
+	elif [ "$rc" = 0 ]; then
+		ok "swap over a failing backing device: no wrong data (memstress verified everything; it touched no lost page; io_errors +$ioe)"
+	elif grep -q -E 'killed by signal (7|9) ' "$W/ms-a.out" && [ "$ioe" -gt 0 ]; then
+		ok "swap over a failing backing device: the error reached the process ($(grep -o 'killed by signal [0-9]* ([^)]*)' "$W/ms-a.out" | head -n 1)), no wrong data; io_errors +$ioe, $rerr swap I/O error lines"
+	else
+		nok "swap over a failing backing device: no wrong data # rc=$rc io_errors +$ioe: $(tail -n 2 "$W/ms-a.out" | tr '\n' ' ')"
+	fi
+	dm_good
+	check "good table: swapoff (the dead process's slots freed), reset" \
+		sh -c "swapoff $DEV && udevadm settle; sleep 0.2; echo 1 >$S/reset"
+else
+	skip "a) swap over a failing backing device: needs the dm device, a memory cgroup and memstress"
+fi
+
+###############################################################################
+# b) allocation failures: zcsmalloc's fail_alloc_every
+###############################################################################
+every=5
+if [ -n "$dmdev" ] && [ -w "$ZP/fail_alloc_every" ] && [ -x "$ZC_BIN/memstress" ]; then
+	dm_good >/dev/null 2>&1
+	if [ -n "$have_cg" ]; then
+		ms_mb=$((mem_mb * 6 / 10)); [ -z "$QUICK" ] || ms_mb=$((mem_mb * 4 / 10))
+		lim_mb=$((ms_mb / 2)) passes=2; [ -z "$QUICK" ] || passes=1
+	else
+		ms_mb=$((mem_mb * 11 / 10)) lim_mb='' passes=1
+	fi
+	check "swap on zcache0 (1G) over $dmdev" \
+		sh -c "$(declare -f settle setup); S=$S; setup 1G $dmdev && mkswap $DEV >/dev/null && swapon -p 100 $DEV"
+	inj0=$(zcs_stat injected_failures)
+	check "zcsmalloc fail_alloc_every=$every" sh -c "echo $every >$ZP/fail_alloc_every && grep -qx $every $ZP/fail_alloc_every"
+	[ -z "$lim_mb" ] || cg_limit $((lim_mb * 1048576))
+	echo "+ memstress --size-mb $ms_mb --passes $passes (memory.max ${lim_mb:-none}M)" >&2
+	if [ -n "$have_cg" ]; then
+		timeout 1200 sh -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$CG" "$ZC_BIN/memstress" --size-mb "$ms_mb" --passes "$passes" >"$W/ms-b.out" 2>&1
+	else
+		timeout 1200 "$ZC_BIN/memstress" --size-mb "$ms_mb" --passes "$passes" >"$W/ms-b.out" 2>&1
+	fi
+	rc=$?
+	echo 0 >"$ZP/fail_alloc_every"
+	[ -z "$lim_mb" ] || cg_limit max
+	cat "$W/ms-b.out" >&2; cp "$W/ms-b.out" "$ZC_OUT/" 2>/dev/null
+	inj=$(( $(zcs_stat injected_failures || echo 0) - ${inj0:-0} ))
+	mib=$(grep -o 'mib_verified=[0-9.]*' "$W/ms-b.out" | cut -d= -f2)
+	if [ "$rc" = 0 ]; then
+		ok "memstress --size-mb $ms_mb --passes $passes under injected allocation failures: every page verified (${mib:-?} MiB)"
+	else
+		nok "memstress --size-mb $ms_mb --passes $passes under injected allocation failures: every page verified # rc=$rc $(tail -n 2 "$W/ms-b.out" | tr '\n' ' ')"
+	fi
+	log_stats "after fail_alloc_every"
+	note "b) faults injected (zcsmalloc injected_failures): $inj; reject_nomem $(st reject_nomem); backing_writes_pool_full $(st backing_writes_pool_full); reject_alloc_fail (global) $(cat /sys/kernel/zcache/reject_alloc_fail 2>/dev/null); verified ${mib:-?} MiB"
+	if [ "$(st reject_nomem)" -gt 0 ] && [ "$(st backing_writes_pool_full)" -gt 0 ]; then
+		ok "refused stores fell back to the backing device: reject_nomem $(st reject_nomem), backing_writes_pool_full $(st backing_writes_pool_full)"
+	else
+		nok "refused stores fell back to the backing device # reject_nomem $(st reject_nomem), backing_writes_pool_full $(st backing_writes_pool_full)"
+	fi
+	check "swapoff, reset" sh -c "swapoff $DEV && udevadm settle; sleep 0.2; echo 1 >$S/reset"
+else
+	skip "b) fail_alloc_every: needs the dm device, zcsmalloc's parameter and memstress"
+fi
+
+###############################################################################
+# d) lifecycle
+###############################################################################
+check "swap on zcache0 (RAM only, 32M)" \
+	sh -c "$(declare -f settle setup); S=$S; setup 32M && mkswap $DEV >/dev/null && swapon $DEV"
+check "unload refused while /dev/zcache0 is swapped on: modprobe -r and rmmod fail, zcache and zcsmalloc stay" \
+	sh -c "! modprobe -r zcache && ! rmmod zcache && ! modprobe -r zcsmalloc && test -d /sys/module/zcache && test -d /sys/module/zcsmalloc && test -b $DEV"
+check "swapoff" sh -c "swapoff $DEV"
+settle
+exec 7<>"$DEV"
+check "unload refused while /dev/zcache0 is open" \
+	sh -c "! modprobe -r zcache && test -d /sys/module/zcache"
+exec 7>&-
+settle
+
+# Load/unload cycles.  Each: load (zcache pulls zcsmalloc in), create a
+# pool (disksize), reset it, then unload both.  Leak checks: zcsmalloc's
+# own accounting (pools left and leaked objects, read before it unloads),
+# and unreclaimable slab before and after.
+cycles=100; [ -z "$QUICK" ] || cycles=20
+unload() {	# both modules, retrying while udev still has a device open
+	local i
+	for i in 1 2 3 4 5; do
+		settle
+		modprobe -r zcache 2>/dev/null && break
+	done
+	[ ! -d /sys/module/zcsmalloc ] || modprobe -r zcsmalloc
+	[ ! -d /sys/module/zcache ] && [ ! -d /sys/module/zcsmalloc ]
+}
+cycle() {
+	modprobe zcache || return 1
+	udevadm settle 2>/dev/null
+	echo 8M >"$S/disksize" || return 1
+	echo 1 >"$S/reset" || return 1
+	# rmmod, not modprobe -r: zcsmalloc stays, to be asked what is left.
+	settle
+	rmmod zcache 2>/dev/null || { unload; return; }
+	pools=$(zcs_pools) leaked=$(zcs_stat leaked_objects)
+	[ "${pools:-0}" = 0 ] && [ "${leaked:-0}" = 0 ] || { echo "  pools $pools leaked $leaked" >&2; return 1; }
+	unload
+}
+unload >&2
+cycle >&2; cycle >&2	# warm-up: module loader, udev and sysfs caches
+s0=$(slab_kb)
+bad=0 t0=$SECONDS
+echo "+ $cycles x (modprobe zcache; disksize 8M; reset; modprobe -r zcache zcsmalloc)" >&2
+for i in $(seq "$cycles"); do cycle >&2 || { bad=$((bad + 1)); say "cycle $i failed"; }; done
+s1=$(slab_kb)
+grow=$((s1 - s0))
+note "d) $cycles load/unload cycles in $((SECONDS - t0))s: SUnreclaim ${s0} -> ${s1} KiB ($grow KiB)"
+if [ "$bad" = 0 ]; then
+	ok "$cycles load/configure/unload cycles of zcache and zcsmalloc: no pool or object left in zcsmalloc"
+else
+	nok "$cycles load/configure/unload cycles of zcache and zcsmalloc # $bad cycles failed"
+fi
+# A leak of a device's structures (gendisk, queue, pool) would be some
+# KiB per cycle; slab moves by a few hundred KiB on its own.
+if [ "$grow" -le $((512 + 4 * cycles)) ]; then
+	ok "no slab growth over the $cycles cycles: ${grow} KiB (allowed $((512 + 4 * cycles)))"
+else
+	nok "no slab growth over the $cycles cycles # ${grow} KiB (allowed $((512 + 4 * cycles)))"
+fi
+check "modprobe zcache num_devices=2 again" \
+	sh -c 'modprobe zcache num_devices=2 && udevadm settle; test -b /dev/zcache0 && test -b /dev/zcache1'
+
+# swapoff under load: memstress in the cgroup swaps to zcache0 (over the
+# dm device); once a good share is on swap, the limit is lifted and
+# swapoff runs while memstress keeps touching its pages.  The sizes leave
+# RAM for everything, so swapoff must succeed; ENOMEM would be a clean
+# failure too, an OOM kill would show in dmesg.  memstress must verify.
+if [ -n "$dmdev" ] && [ -n "$have_cg" ] && [ -x "$ZC_BIN/memstress" ]; then
+	ms_mb=$((mem_mb * 6 / 10)); [ -z "$QUICK" ] || ms_mb=$((mem_mb / 2))
+	check "swap on zcache0 (1G) over $dmdev" \
+		sh -c "$(declare -f settle setup); S=$S; setup 1G $dmdev && mkswap $DEV >/dev/null && swapon -p 100 $DEV"
+	cg_limit $((ms_mb / 2 * 1048576))
+	echo "+ memstress --size-mb $ms_mb --passes 6 (memory.max $((ms_mb / 2))M)" >&2
+	cg_run "$ZC_BIN/memstress" --size-mb "$ms_mb" --passes 6 >"$W/ms-d.out" 2>&1 &
+	bg=$!
+	t=0
+	while [ $t -lt 300 ] && kill -0 "$bg" 2>/dev/null && [ "$(swap_used_kb)" -lt $((ms_mb * 1024 / 3)) ]; do
+		sleep 1; t=$((t + 1))
+	done
+	used=$(swap_used_kb)
+	running=no; kill -0 "$bg" 2>/dev/null && running=yes
+	say "after ${t}s: swap used $used KiB, memstress running: $running; $(cat "$S/mm_stat")"
+	cg_limit max
+	t0=$SECONDS
+	echo "+ swapoff $DEV (memstress running: $running)" >&2
+	if swapoff "$DEV" 2>"$W/swapoff.err"; then so=ok; else so="failed: $(cat "$W/swapoff.err")"; fi
+	so_s=$((SECONDS - t0))
+	wait "$bg"; rc=$?; bg=''
+	cat "$W/ms-d.out" >&2; cp "$W/ms-d.out" "$ZC_OUT/" 2>/dev/null
+	note "d) swapoff with $((used / 1024)) MiB on swap, memstress running: $running: $so in ${so_s}s"
+	case $so in
+	ok) ok "swapoff under load succeeds (${so_s}s, $((used / 1024)) MiB were on swap, memstress running: $running)" ;;
+	*"Cannot allocate memory"*) ok "swapoff under load fails cleanly with ENOMEM" ;;
+	*) nok "swapoff under load # $so" ;;
+	esac
+	mib=$(grep -o 'mib_verified=[0-9.]*' "$W/ms-d.out" | cut -d= -f2)
+	if [ "$rc" = 0 ]; then
+		ok "memstress across swapoff: every page verified (${mib:-?} MiB)"
+	elif mismatch "$W/ms-d.out"; then
+		nok "memstress across swapoff: every page verified # MISMATCH"
+	else
+		nok "memstress across swapoff: every page verified # rc=$rc $(tail -n 2 "$W/ms-d.out" | tr '\n' ' ')"
+	fi
+	swapoff "$DEV" 2>/dev/null; settle; echo 1 >"$S/reset"
+else
+	skip "d) swapoff under load: needs the dm device, a memory cgroup and memstress"
+fi
+
+###############################################################################
+# e) bad input not tried by 31-zcache-input
+###############################################################################
+# refuse DESCRIPTION ERRNO_TEXT FILE VALUE: refused with ERRNO_TEXT, one
+# more dmesg line, the file's value unchanged.
+refuse() {
+	local d=$1 want=$2 f=$3 v=$4 before after err d0 d1
+	settle
+	before=$(cat "$f" 2>/dev/null)
+	d0=$(dmesg_lines)
+	echo "+ echo '$v' > $f" >&2
+	if err=$( (printf '%s' "$v" >"$f") 2>&1); then
+		nok "$d # accepted"
+		return
+	fi
+	d1=$(dmesg_lines)
+	after=$(cat "$f" 2>/dev/null)
+	echo "  $err; dmesg: $(dmesg | tail -n 1)" >&2
+	case $err in
+	*"$want"*) ;;
+	*) nok "$d # got '${err##*: }', want '$want'"; return ;;
+	esac
+	if [ "$d1" -le "$d0" ]; then nok "$d # no dmesg line"; return; fi
+	if [ "$before" != "$after" ]; then nok "$d # value changed: '$before' -> '$after'"; return; fi
+	ok "$d: $want, $(dmesg | tail -n 1 | sed 's/^\[[ 0-9.]*\] //' | cut -c1-100)"
+}
+newloop() {	# newloop SIZE [losetup options]: a loop device over a new file
+	local f
+	f=$(mktemp "$W/loop.XXXXXX")
+	truncate -s "$1" "$f"; shift
+	losetup -f --show "$@" "$f"
+}
+
+settle; echo 1 >"$S/reset"; echo 1 >"$S1/reset" 2>/dev/null
+lm=$(newloop 64M) && loops+=("$lm")
+if mkfs.ext4 -q "$lm" 2>/dev/null && mkdir -p "$W/mnt" && mount "$lm" "$W/mnt"; then
+	mnt=$W/mnt
+	refuse "backing_dev: a mounted file system's device" "Device or resource busy" "$S/backing_dev" "$lm"
+	umount "$mnt"; mnt=''
+else
+	nok "backing_dev: a mounted file system's device # could not mount ext4 on $lm"
+fi
+ls=$(newloop 64M) && loops+=("$ls")
+if mkswap "$ls" >/dev/null && swapon "$ls"; then
+	loopswap=$ls
+	refuse "backing_dev: an active swap device" "Device or resource busy" "$S/backing_dev" "$ls"
+	swapoff "$ls"; loopswap=''
+else
+	nok "backing_dev: an active swap device # swapon $ls failed"
+fi
+if [ -n "$dmdev" ]; then
+	refuse "backing_dev: a device held by device-mapper ($backing under $DM)" "Device or resource busy" "$S/backing_dev" "$backing"
+else
+	skip "backing_dev: a device held by device-mapper: no dm device"
+fi
+refuse "backing_dev: another zcache device (/dev/zcache1)" "Invalid argument" "$S/backing_dev" /dev/zcache1
+lr=$(newloop 64M -r) && loops+=("$lr")
+refuse "backing_dev: a read-only device" "Invalid argument" "$S/backing_dev" "$lr"
+lt=$(newloop 2K) && loops+=("$lt")
+refuse "backing_dev: a device smaller than a page" "Invalid argument" "$S/backing_dev" "$lt"
+lg=$(newloop 64M) && losetup -d "$lg"
+refuse "backing_dev: a device that is gone (detached $lg)" "Invalid argument" "$S/backing_dev" "$lg"
+
+# Settings, reset and remove of a device that is swapped on.
+lb=$(newloop 64M) && loops+=("$lb")
+check "zcache0 over $lb, 32M, swapped on" \
+	sh -c "$(declare -f settle setup); S=$S; setup 32M $lb && mkswap $DEV >/dev/null && swapon $DEV"
+refuse "disksize of a device swapped on" "Device or resource busy" "$S/disksize" 16M
+refuse "backing_dev of a device swapped on" "Device or resource busy" "$S/backing_dev" none
+refuse "reset of a device swapped on" "Device or resource busy" "$S/reset" 1
+refuse "control/remove of a device swapped on" "Device or resource busy" "$C/remove" 0
+check "swapoff, reset, zcache0 is usable again (RAM only)" \
+	sh -c "swapoff $DEV && udevadm settle; sleep 0.2; echo 1 >$S/reset && echo 16M >$S/disksize && $FN; wpages $W/text 0 && verify $W/text 0"
+
+settle
+if [ -n "$dmdev" ] && dmsetup remove "$DM"; then dmdev=''; fi
+check "reset, remove zcache1, rmmod zcache; dm device removed" \
+	sh -c "echo 1 >$S/reset && echo 1 >$C/remove && ! test -e /sys/block/zcache1 && modprobe -r zcache && ! test -d /sys/module/zcache && test -z '$dmdev'"
+echo "1..$n"
+exit $failed
