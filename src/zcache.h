@@ -26,6 +26,7 @@
 #define _ZCACHE_H
 
 #include <linux/types.h>
+#include <linux/math64.h>
 #include <linux/mm_types.h>
 
 /* Kind of pool: which allocator backs it and whether pages may be dropped. */
@@ -153,6 +154,27 @@ void zcache_writeback_wait(struct zcache_pool *pool, u64 oid, pgoff_t index);
 long zcache_pool_writeback(struct zcache_pool *pool, unsigned long nr);
 
 void zcache_pool_stats(struct zcache_pool *pool, struct zcache_stats *stats);
+
+/*
+ * The two ratios of a snapshot, in hundredths (0 when empty), shown with
+ * two decimals globally and per device:
+ *  compression_ratio: bytes of the pages held compressed / their
+ *	compressed bytes (what the compressor achieves; raw pages count 1:1)
+ *  effective_ratio: pages held / page frames the pool uses (what RAM is
+ *	saved, counting same-filled pages and the allocator's overhead)
+ */
+static inline u64 zcache_stats_compression_ratio(const struct zcache_stats *s)
+{
+	u64 orig = (s->stored_pages - s->same_filled_pages) * PAGE_SIZE;
+
+	return s->compressed_bytes ?
+		div64_u64(orig * 100, s->compressed_bytes) : 0;
+}
+
+static inline u64 zcache_stats_effective_ratio(const struct zcache_stats *s)
+{
+	return s->pool_pages ? div64_u64(s->stored_pages * 100, s->pool_pages) : 0;
+}
 void zcache_global_stats(struct zcache_stats *stats);
 const char *zcache_pool_name(struct zcache_pool *pool);
 

@@ -1096,19 +1096,22 @@ ZCACHE_BLK_DEV_STAT(io_errors);
 ZCACHE_BLK_DEV_STAT(discarded);
 ZCACHE_BLK_DEV_STAT(notify_free);
 
-/* Pages held per page of memory used, two decimals ("0.00" when empty). */
-static ssize_t zcache_blk_compr_ratio_show(struct device *d,
-				struct device_attribute *attr, char *buf)
-{
-	struct zcache_stats st;
-	u64 ratio = 0;
+/* The ratios of zcache.h for this device's pool, two decimals. */
+#define ZCACHE_BLK_RATIO(_name)						\
+static ssize_t zcache_blk_##_name##_show(struct device *d,		\
+			    struct device_attribute *attr, char *buf)	\
+{									\
+	struct zcache_stats st;						\
+	u64 r;								\
+									\
+	zcache_blk_pool_stats(zcache_blk_dev_of(d), &st);		\
+	r = zcache_stats_##_name(&st);					\
+	return sysfs_emit(buf, "%llu.%02llu\n", r / 100, r % 100);	\
+}									\
+ZCACHE_BLK_ATTR_RO(_name)
 
-	zcache_blk_pool_stats(zcache_blk_dev_of(d), &st);
-	if (st.pool_pages)
-		ratio = div64_u64(st.stored_pages * 100, st.pool_pages);
-	return sysfs_emit(buf, "%llu.%02llu\n", ratio / 100, ratio % 100);
-}
-ZCACHE_BLK_ATTR_RO(compr_ratio);
+ZCACHE_BLK_RATIO(compression_ratio);
+ZCACHE_BLK_RATIO(effective_ratio);
 
 /*
  * One line: orig_data_size compr_data_size mem_used_total stored_pages
@@ -1146,7 +1149,8 @@ static struct attribute *zcache_blk_attrs[] = {
 	&zcache_blk_attr_raw_pages.attr,
 	&zcache_blk_attr_compressed_bytes.attr,
 	&zcache_blk_attr_pool_pages.attr,
-	&zcache_blk_attr_compr_ratio.attr,
+	&zcache_blk_attr_compression_ratio.attr,
+	&zcache_blk_attr_effective_ratio.attr,
 	&zcache_blk_attr_written_back_pages.attr,
 	&zcache_blk_attr_writeback_failed.attr,
 	&zcache_blk_attr_reads.attr,

@@ -49,23 +49,22 @@ ZCACHE_STAT_ATTR(writeback_raced);
 ZCACHE_STAT_ATTR(evicted);
 ZCACHE_STAT_ATTR(duplicate);
 
-/* Uncompressed bytes held / compressed bytes held, two decimals. */
-static ssize_t compression_ratio_show(struct kobject *kobj,
-				      struct kobj_attribute *attr, char *buf)
-{
-	struct zcache_stats s;
-	u64 orig, comp, r;
+/* The ratios of zcache.h, two decimals. */
+#define ZCACHE_RATIO_ATTR(name)						\
+static ssize_t name##_show(struct kobject *kobj,			\
+			   struct kobj_attribute *attr, char *buf)	\
+{									\
+	struct zcache_stats s;						\
+	u64 r;								\
+									\
+	zcache_global_stats(&s);					\
+	r = zcache_stats_##name(&s);					\
+	return sysfs_emit(buf, "%llu.%02llu\n", r / 100, r % 100);	\
+}									\
+static struct kobj_attribute zcache_attr_##name = __ATTR_RO(name)
 
-	zcache_global_stats(&s);
-	orig = (s.stored_pages - s.same_filled_pages) * PAGE_SIZE;
-	comp = s.compressed_bytes;
-	if (!comp)
-		return sysfs_emit(buf, "0.00\n");
-	r = div64_u64(orig * 100, comp);
-	return sysfs_emit(buf, "%llu.%02llu\n", r / 100, r % 100);
-}
-static struct kobj_attribute zcache_attr_compression_ratio =
-	__ATTR_RO(compression_ratio);
+ZCACHE_RATIO_ATTR(compression_ratio);
+ZCACHE_RATIO_ATTR(effective_ratio);
 
 static ssize_t pool_limit_pages_show(struct kobject *kobj,
 				     struct kobj_attribute *attr, char *buf)
@@ -141,6 +140,7 @@ static struct attribute *zcache_attrs[] = {
 	&zcache_attr_evicted.attr,
 	&zcache_attr_duplicate.attr,
 	&zcache_attr_compression_ratio.attr,
+	&zcache_attr_effective_ratio.attr,
 	&zcache_attr_pool_limit_pages.attr,
 	&zcache_attr_pool_full.attr,
 	&zcache_attr_pools.attr,
