@@ -267,10 +267,16 @@ unsigned long zcache_nr_pools(void)
 /*
  * Whether a store must be refused for the limit.  Hysteresis: once the
  * limit is hit, refuse until usage is below the accept threshold.
+ *
+ * The pool never crosses the limit: a store that passes this check adds
+ * at most one zspage, and at most one store per CPU is between the check
+ * and its allocation (zcache_comp_get() holds the CPU), so the limit is
+ * reached when the pool is that many zspages short of it.
  */
 static bool zcache_limit_hit(void)
 {
-	unsigned long total = zcache_total_pages();
+	unsigned long total = zcache_total_pages() +
+			      ZCS_MAX_ZSPAGE_PAGES * num_online_cpus();
 
 	if (READ_ONCE(zcache_full)) {
 		if (total >= zcache_accept_pages())
@@ -770,16 +776,16 @@ int zcache_store(struct zcache_pool *pool, u64 oid, pgoff_t index,
 	 * At the limit, an ephemeral pool makes room by dropping its coldest
 	 * frame (it stays a full LRU cache); others refuse and shrink.
 	 */
+	ctx = zcache_comp_get();
 	if (zcache_limit_hit() &&
 	    (pool->kind != ZCACHE_POOL_EPHEMERAL || !zcache_evict(pool, 1))) {
 		zc_kunmap_local(src);
+		zcache_comp_put(ctx);
 		zcache_stat_inc(pool, ZCACHE_STAT_REJ_LIMIT);
 		zcache_kick_shrink();
 		err = -ENOSPC;
 		goto out_entry;
 	}
-
-	ctx = zcache_comp_get();
 	err = zcache_comp_compress(ctx, src, &dlen, &comp);
 	if (err) {
 		zc_kunmap_local(src);

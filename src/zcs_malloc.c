@@ -62,7 +62,6 @@
 #include "zcsmalloc.h"
 
 /* Geometry. */
-#define ZCS_MAX_ZSPAGE_PAGES	8	/* longest zspage chain */
 #define ZCS_MIN_SIZE		32	/* smallest class (header included) */
 #define ZCS_CLASS_DELTA		16	/* class step, also object alignment */
 #define ZCS_NR_CLASSES \

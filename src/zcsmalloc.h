@@ -17,6 +17,9 @@
 
 struct zcs_pool;
 
+/* The most pages one zcs_malloc() call can add to a pool (one zspage). */
+#define ZCS_MAX_ZSPAGE_PAGES	8
+
 /**
  * struct zcs_pool_stats - a snapshot of one pool's counters
  * @pages:          pages the pool holds now (zspages' pages)
