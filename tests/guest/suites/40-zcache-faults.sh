@@ -318,7 +318,7 @@ every=5
 if [ -n "$dmdev" ] && [ -w "$ZP/fail_alloc_every" ] && [ -x "$ZC_BIN/memstress" ]; then
 	dm_good >/dev/null 2>&1
 	if [ -n "$have_cg" ]; then
-		ms_mb=$((mem_mb * 6 / 10)); [ -z "$QUICK" ] || ms_mb=$((mem_mb * 4 / 10))
+		ms_mb=$((mem_mb * 6 / 10)); [ -z "$QUICK" ] || ms_mb=$((mem_mb * 3 / 10))
 		lim_mb=$((ms_mb / 2)) passes=2; [ -z "$QUICK" ] || passes=1
 	else
 		ms_mb=$((mem_mb * 11 / 10)) lim_mb='' passes=1
@@ -428,12 +428,12 @@ check "modprobe zcache num_devices=2 again" \
 # RAM for everything, so swapoff must succeed; ENOMEM would be a clean
 # failure too, an OOM kill would show in dmesg.  memstress must verify.
 if [ -n "$dmdev" ] && [ -n "$have_cg" ] && [ -x "$ZC_BIN/memstress" ]; then
-	ms_mb=$((mem_mb * 6 / 10)); [ -z "$QUICK" ] || ms_mb=$((mem_mb / 2))
+	ms_mb=$((mem_mb * 6 / 10)); [ -z "$QUICK" ] || ms_mb=$((mem_mb * 4 / 10))
 	check "swap on zcache0 (1G) over $dmdev" \
 		sh -c "$(declare -f settle setup); S=$S; setup 1G $dmdev && mkswap $DEV >/dev/null && swapon -p 100 $DEV"
 	cg_limit $((ms_mb / 2 * 1048576))
-	echo "+ memstress --size-mb $ms_mb --passes 6 (memory.max $((ms_mb / 2))M)" >&2
-	cg_run "$ZC_BIN/memstress" --size-mb "$ms_mb" --passes 6 >"$W/ms-d.out" 2>&1 &
+	echo "+ memstress --size-mb $ms_mb --passes 2 (memory.max $((ms_mb / 2))M)" >&2
+	cg_run "$ZC_BIN/memstress" --size-mb "$ms_mb" --passes 2 >"$W/ms-d.out" 2>&1 &
 	bg=$!
 	t=0
 	while [ $t -lt 300 ] && kill -0 "$bg" 2>/dev/null && [ "$(swap_used_kb)" -lt $((ms_mb * 1024 / 3)) ]; do
