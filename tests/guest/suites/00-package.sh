@@ -7,14 +7,7 @@
 # kernel-upgrade runs: DKMS's kernel hook built them for the new kernel).
 # KTAP on stdout; commands and their output on stderr.
 set -u
-n=0 failed=0
-ok() { n=$((n + 1)); echo "ok $n $*"; }
-nok() { n=$((n + 1)); failed=1; echo "not ok $n $*"; }
-check() {	# check DESCRIPTION COMMAND...: one test
-	local d=$1; shift
-	echo "+ $*" >&2
-	if "$@" >&2; then ok "$d"; else nok "$d"; fi
-}
+. "$ZC_TESTS/guest/lib.sh"
 
 echo "TAP version 13"
 if [ "${ZC_INSTALL:-}" = none ]; then

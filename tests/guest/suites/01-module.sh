@@ -5,18 +5,8 @@
 # kernel's own zram and zswap, and leave no warning taint behind.
 # KTAP on stdout; commands and their output on stderr.
 set -u
-n=0 failed=0
-ok() { n=$((n + 1)); echo "ok $n $*"; }
-nok() { n=$((n + 1)); failed=1; echo "not ok $n $*"; }
-skip() { n=$((n + 1)); echo "ok $n $1 # SKIP $2"; }
-check() {
-	local d=$1; shift
-	echo "+ $*" >&2
-	if "$@" >&2; then ok "$d"; else nok "$d"; fi
-}
+. "$ZC_TESTS/guest/lib.sh"
 loaded() { [ -d "/sys/module/$1" ]; }
-# Taint bits that mean trouble: D (7, oops), W (9, warning), L (14, soft lockup).
-bad_taint() { echo $(( $(cat /proc/sys/kernel/tainted) & ((1 << 7) | (1 << 9) | (1 << 14)) )); }
 
 cleanup() { modprobe -r zcache zcsmalloc 2>/dev/null || true; }
 trap cleanup EXIT

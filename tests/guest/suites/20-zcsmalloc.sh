@@ -14,12 +14,7 @@
 #  7. no oops/warning/lockup taint
 # KTAP on stdout; commands and their output on stderr.
 set -u
-n=0 failed=0
-ok() { n=$((n + 1)); echo "ok $n $*"; }
-nok() { n=$((n + 1)); failed=1; echo "not ok $n $*"; }
-skip() { n=$((n + 1)); echo "ok $n $1 # SKIP $2"; }
-run() { echo "+ $*" >&2; "$@" >&2; }
-bad_taint() { echo $(( $(cat /proc/sys/kernel/tainted) & ((1 << 7) | (1 << 9) | (1 << 14)) )); }
+. "$ZC_TESTS/guest/lib.sh"
 OUT=${ZC_OUT:-/tmp}
 DBG=/sys/kernel/debug
 zram_dev=
@@ -123,22 +118,14 @@ if ! modinfo zram >/dev/null 2>&1; then
 elif [ ! -x "$ms" ]; then
 	nok "swap on zram beside zcsmalloc # $ms missing (tests/workloads/memstress.c not built)"
 else
-	# A memory cgroup limit makes the workload swap without starving the
-	# whole guest (heavy global swapping under TCG trips soft lockups).
-	mem_mb=$(awk '/^MemTotal:/ { print int($2 / 1024) }' /proc/meminfo)
-	size=384 lim=160 passes=2
+	zc_pressure 384 160
+	size=$ZC_PRESSURE_MB passes=2
 	[ -z "${ZC_QUICK:-}" ] || passes=1
-	wrap=()
-	if command -v systemd-run >/dev/null && [ -f /sys/fs/cgroup/cgroup.controllers ]; then
-		wrap=(systemd-run --scope -q -p MemoryMax=${lim}M -p MemorySwapMax=infinity)
-	else
-		size=$((mem_mb * 9 / 10))
-	fi
 	if run modprobe zcsmalloc && run modprobe zram num_devices=1 &&
 		zram_dev=zram0 &&
-		echo $((mem_mb * 2))M >/sys/block/zram0/disksize &&
+		echo $((MEM_MB * 2))M >/sys/block/zram0/disksize &&
 		run mkswap /dev/zram0 && run swapon -p 100 /dev/zram0 &&
-		run "${wrap[@]}" "$ms" --size-mb "$size" --passes "$passes"; then
+		run "${ZC_PRESSURE[@]}" "$ms" --size-mb "$size" --passes "$passes"; then
 		run cat /proc/swaps /sys/block/zram0/mm_stat
 		used=$(awk '{ print $3 }' /sys/block/zram0/mm_stat)
 		if [ -d /sys/module/zcsmalloc ]; then

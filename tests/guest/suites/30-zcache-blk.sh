@@ -12,21 +12,13 @@
 #   - a backing device ($ZC_SCRATCH_DEV, else a loop device): incompressible
 #     pages and written-back cold pages reach it and read back verified
 #   - swap on /dev/zcache0 over the backing device under a verified memory
-#     workload ($ZC_BIN/memstress) with max_pool_percent=10: the pool,
-#     sampled during the run, never exceeds 10% of RAM and the rest reaches
-#     the backing device
+#     workload ($ZC_BIN/memstress, in a memory cgroup: lib.sh zc_pressure)
+#     with max_pool_percent=10: the pool, sampled during the run, never
+#     exceeds 10% of RAM and the rest reaches the backing device
 # KTAP on stdout; commands and their output on stderr.
 set -u
-n=0 failed=0
-ok() { n=$((n + 1)); echo "ok $n $*"; }
-nok() { n=$((n + 1)); failed=1; echo "not ok $n $*"; }
-check() {	# check DESCRIPTION COMMAND...
-	local d=$1; shift
-	echo "+ $*" >&2
-	if "$@" >&2; then ok "$d"; else nok "$d"; fi
-}
+. "$ZC_TESTS/guest/lib.sh"
 
-PAGE=$(getconf PAGESIZE)
 DEV=/dev/zcache0
 S=/sys/block/zcache0/zcache
 G=/sys/kernel/zcache
@@ -152,10 +144,15 @@ check "reset frees the device (disksize 0, backing none)" \
 	sh -c "echo 1 >$S/reset && grep -qx 0 $S/disksize && grep -qx none $S/backing_dev && test \$(blockdev --getsize64 $DEV) = 0"
 
 # --- swap over the backing device under a verified workload ----------------
-mem_kb=$(awk '/^MemTotal:/ {print $2}' /proc/meminfo)
-mem_pages=$((mem_kb * 1024 / PAGE))
-size_mb=$((mem_kb * 13 / 10 / 1024)) passes=2
-[ -z "${ZC_QUICK:-}" ] || { size_mb=$((mem_kb * 11 / 10 / 1024)); passes=1; }
+mem_pages=$((MEM_KB * 1024 / PAGE))
+# About 0.5x (quick: 0.35x) RAM swapped: more than the pool's 10% of RAM
+# holds even compressed, so the rest must reach the backing device.
+if [ -z "${ZC_QUICK:-}" ]; then
+	zc_pressure $((MEM_MB * 8 / 10)) $((MEM_MB * 3 / 10)); passes=2
+else
+	zc_pressure $((MEM_MB * 6 / 10)) $((MEM_MB * 25 / 100)); passes=1
+fi
+size_mb=$ZC_PRESSURE_MB
 swap_bytes=$(( bsize / PAGE * PAGE ))
 [ "$swap_bytes" -le $((2 << 30)) ] || swap_bytes=$((2 << 30))
 check "swap: mkswap + swapon -p 100 on $DEV over $backing" \
@@ -171,8 +168,8 @@ sampler=$!
 if [ ! -x "$ZC_BIN/memstress" ]; then
 	nok "memstress --size-mb $size_mb --passes $passes: verified workload # $ZC_BIN/memstress is missing"
 else
-	echo "+ $ZC_BIN/memstress --size-mb $size_mb --passes $passes" >&2
-	if "$ZC_BIN/memstress" --size-mb "$size_mb" --passes "$passes" >"$W/memstress.out" 2>&1; then
+	echo "+ ${ZC_PRESSURE[*]} $ZC_BIN/memstress --size-mb $size_mb --passes $passes" >&2
+	if "${ZC_PRESSURE[@]}" "$ZC_BIN/memstress" --size-mb "$size_mb" --passes "$passes" >"$W/memstress.out" 2>&1; then
 		ok "memstress --size-mb $size_mb --passes $passes: every page verified"
 	else
 		nok "memstress --size-mb $size_mb --passes $passes: every page verified # $(tail -n 3 "$W/memstress.out" | tr '\n' ' ')"

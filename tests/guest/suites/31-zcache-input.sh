@@ -10,14 +10,7 @@
 # afterwards; no oops (the harness checks the kernel log too).
 # KTAP on stdout; commands and their output on stderr.
 set -u
-n=0 failed=0
-ok() { n=$((n + 1)); echo "ok $n $*"; }
-nok() { n=$((n + 1)); failed=1; echo "not ok $n $*"; }
-check() {
-	local d=$1; shift
-	echo "+ $*" >&2
-	if "$@" >&2; then ok "$d"; else nok "$d"; fi
-}
+. "$ZC_TESTS/guest/lib.sh"
 
 P=/sys/module/zcache/parameters
 C=/sys/class/zcache-control

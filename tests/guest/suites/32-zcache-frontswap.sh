@@ -5,27 +5,25 @@
 # exports frontswap: Debian 5.10; elsewhere the whole suite is a KTAP skip).
 #  1. frontswap=1 registers the backend (the module pins itself)
 #  2. swap on a disk (a swap file on the root fs, or the scratch disk)
-#  3. a verified memory workload ($ZC_BIN/memstress, 1.3x RAM) passes
+#  3. a verified memory workload ($ZC_BIN/memstress, swapping in a memory
+#     cgroup: lib.sh zc_pressure) passes
 #  4. the stats show pages stored, loaded back, a compression ratio > 1
 #  5. the pool stays within max_pool_percent (sampled during the run)
 #  6. swapoff drops every page of the area (stored_pages back to 0)
 #  7. no oops/warning/lockup taint
 # KTAP on stdout; commands and their output on stderr.
 set -u
-n=0 failed=0
-ok() { n=$((n + 1)); echo "ok $n $*"; }
-nok() { n=$((n + 1)); failed=1; echo "not ok $n $*"; }
+. "$ZC_TESTS/guest/lib.sh"
 bad_taint() { echo $(( $(cat /proc/sys/kernel/tainted) & ((1 << 7) | (1 << 9) | (1 << 14)) )); }
 OUT=${ZC_OUT:-/tmp}
 G=/sys/kernel/zcache
 P=/sys/module/zcache/parameters
 Z=/sys/module/zswap/parameters/enabled
 W=$(mktemp -d /var/tmp/zc32.XXXXXX)
-swapdev= loopdev= sampler= zswap0= watchdog=
+swapdev= loopdev= sampler= zswap0=
 
 cleanup() {
 	[ -z "$sampler" ] || kill "$sampler" 2>/dev/null
-	[ -z "$watchdog" ] || kill "$watchdog" 2>/dev/null
 	[ -z "$swapdev" ] || swapoff "$swapdev" 2>/dev/null
 	[ -z "$loopdev" ] || losetup -d "$loopdev" 2>/dev/null
 	[ -z "$zswap0" ] || echo "$zswap0" >$Z 2>/dev/null
@@ -88,9 +86,12 @@ else
 fi
 
 # 3. verified workload, stats sampled meanwhile
-mem_kb=$(awk '/^MemTotal:/ {print $2}' /proc/meminfo)
-size_mb=$((mem_kb * 13 / 10 / 1024)) passes=2
-[ -z "${ZC_QUICK:-}" ] || { size_mb=$((mem_kb * 11 / 10 / 1024)); passes=1; }
+if [ -z "${ZC_QUICK:-}" ]; then
+	zc_pressure $((MEM_MB * 8 / 10)) $((MEM_MB * 3 / 10)); passes=2
+else
+	zc_pressure $((MEM_MB * 6 / 10)) $((MEM_MB * 25 / 100)); passes=1
+fi
+size_mb=$ZC_PRESSURE_MB
 s0=$(cat $G/stores) l0=$(cat $G/loads)
 : >"$W/samples"
 (while :; do
@@ -98,23 +99,15 @@ s0=$(cat $G/stores) l0=$(cat $G/loads)
 	sleep 0.5
 done >>"$W/samples" 2>/dev/null) &
 sampler=$!
-# Hang watchdog: if the workload is still running after ZC_HANG_SECS, dump
-# blocked tasks and all CPUs to the kernel log (the console keeps it).
-echo 1 >/proc/sys/kernel/sysrq 2>/dev/null
-(sleep "${ZC_HANG_SECS:-420}"; echo "# memstress still running: sysrq w/l" >&2
-	echo w >/proc/sysrq-trigger; echo l >/proc/sysrq-trigger
-	sleep 60; echo t >/proc/sysrq-trigger) &
-watchdog=$!
-echo "+ $ZC_BIN/memstress --size-mb $size_mb --passes $passes" >&2
+echo "+ ${ZC_PRESSURE[*]} $ZC_BIN/memstress --size-mb $size_mb --passes $passes" >&2
 if [ -z "$swapdev" ]; then
 	nok "memstress: no swap"
-elif "$ZC_BIN/memstress" --size-mb "$size_mb" --passes "$passes" >"$W/memstress.out" 2>&1; then
+elif "${ZC_PRESSURE[@]}" "$ZC_BIN/memstress" --size-mb "$size_mb" --passes "$passes" >"$W/memstress.out" 2>&1; then
 	ok "memstress --size-mb $size_mb --passes $passes: every page verified"
 else
 	nok "memstress --size-mb $size_mb --passes $passes # $(tail -n 3 "$W/memstress.out" | tr '\n' ' ')"
 fi
 cat "$W/memstress.out" >&2
-kill "$watchdog" 2>/dev/null
 kill "$sampler" 2>/dev/null
 wait "$sampler" 2>/dev/null
 sampler=

@@ -17,11 +17,7 @@
 #  8. no oops/warning/lockup taint
 # KTAP on stdout; commands and their output on stderr.
 set -u
-n=0 failed=0
-ok() { n=$((n + 1)); echo "ok $n $*"; }
-nok() { n=$((n + 1)); failed=1; echo "not ok $n $*"; }
-skip() { n=$((n + 1)); echo "ok $n $1 # SKIP $2"; }
-bad_taint() { echo $(( $(cat /proc/sys/kernel/tainted) & ((1 << 7) | (1 << 9) | (1 << 14)) )); }
+. "$ZC_TESTS/guest/lib.sh"
 OUT=${ZC_OUT:-/tmp}
 G=/sys/kernel/zcache
 P=/sys/module/zcache/parameters

@@ -1,0 +1,45 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# tests/guest/lib.sh: what the guest suites share.  Sourced by a suite:
+#   . "$ZC_TESTS/guest/lib.sh"
+# Suites print KTAP on stdout and their commands on stderr.
+
+n=0 failed=0
+ok() { n=$((n + 1)); echo "ok $n $*"; }
+nok() { n=$((n + 1)); failed=1; echo "not ok $n $*"; }
+skip() { n=$((n + 1)); echo "ok $n $1 # SKIP $2"; }
+# check DESCRIPTION COMMAND...: one test, the command's output on stderr.
+check() {
+	local d=$1; shift
+	echo "+ $*" >&2
+	if "$@" >&2; then ok "$d"; else nok "$d"; fi
+}
+# run COMMAND...: echo it and run it, its output on stderr.
+run() { echo "+ $*" >&2; "$@" >&2; }
+
+PAGE=$(getconf PAGESIZE)
+MEM_KB=$(awk '/^MemTotal:/ { print $2 }' /proc/meminfo)
+MEM_MB=$((MEM_KB / 1024))
+
+# zc_pressure SIZE_MB LIMIT_MB: set ZC_PRESSURE (an array: a command prefix)
+# and ZC_PRESSURE_MB (the workload size to use) so that a workload of SIZE_MB
+# swaps in a memory cgroup of LIMIT_MB.  Swapping inside a cgroup goes
+# through the same swap-out and swap-in paths as global reclaim, but leaves
+# the rest of the guest its memory: under TCG, heavy global swapping of
+# the whole guest takes tens of minutes and trips soft-lockup detectors.
+# Without cgroup v2 and systemd-run: global pressure, 1.1x RAM.
+zc_pressure() {
+	if command -v systemd-run >/dev/null && [ -f /sys/fs/cgroup/cgroup.controllers ]; then
+		ZC_PRESSURE=(systemd-run --scope -q -p "MemoryMax=${2}M" -p MemorySwapMax=infinity)
+		ZC_PRESSURE_MB=$1
+		echo "# workload: $1 MiB in a memory cgroup of $2 MiB" >&2
+	else
+		ZC_PRESSURE=()
+		ZC_PRESSURE_MB=$((MEM_MB * 11 / 10))
+		echo "# workload: $ZC_PRESSURE_MB MiB, global pressure (no cgroup v2)" >&2
+	fi
+}
+
+# The kernel's taint flags a test run must not set: 7 (D, died: an oops),
+# 9 (W, a WARNING), 14 (L, a soft lockup).
+bad_taint() { echo $(( $(cat /proc/sys/kernel/tainted) & ((1 << 7) | (1 << 9) | (1 << 14)) )); }
