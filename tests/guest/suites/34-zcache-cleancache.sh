@@ -15,6 +15,8 @@
 #  6. the pool stays within max_pool_percent (sampled during the run)
 #  7. umount drops the file system's pool (invalidate_fs)
 #  8. no oops/warning/lockup taint, no splat in dmesg during the suite
+# At the end cleancache=0: the backend stays registered (the module is
+# pinned) but accepts no new pages.
 # KTAP on stdout; commands and their output on stderr; the figures as '# '
 # diagnostic lines and in $ZC_OUT/cleancache-stats.txt.
 set -u
@@ -31,11 +33,15 @@ DBG=/sys/kernel/debug
 CC=$DBG/cleancache
 POOLS=$DBG/zcache/pools
 W=$(mktemp -d /var/tmp/zc34.XXXXXX)
-mnt= sampler=
+mnt= sampler= registered=
 
 cleanup() {
 	[ -z "$sampler" ] || kill "$sampler" 2>/dev/null
 	[ -z "$mnt" ] || umount "$mnt" 2>/dev/null
+	# The backend stays registered (no unregister: the module is pinned),
+	# but takes no new pages once the suite is over: later suites see
+	# zcache as they would without this one.
+	[ -z "$registered" ] || echo 0 >$P/cleancache 2>/dev/null
 	rm -rf "$W"
 	true
 }
@@ -71,7 +77,7 @@ echo Y >$P/enabled
 
 # 1. register
 echo "+ echo 1 >$P/cleancache" >&2
-if echo 1 >$P/cleancache && [ "$(cat $G/cleancache_active)" = 1 ]; then
+if echo 1 >$P/cleancache && registered=1 && [ "$(cat $G/cleancache_active)" = 1 ]; then
 	ok "cleancache=1: backend registered"
 else
 	nok "cleancache=1: backend registered # cleancache_active=$(cat $G/cleancache_active 2>/dev/null)"
