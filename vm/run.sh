@@ -221,13 +221,18 @@ kargs+=" watchdog_thresh=60 rcupdate.rcu_cpu_stall_timeout=120"
 kargs+=" log_buf_len=8M"
 [ "$pow" = 0 ] || kargs+=" panic_on_warn=1"
 
+# The guest runs the tests as they are now: a copy, so that edits to the
+# checkout while this run waits for the lock or runs do not reach a guest
+# in the middle of a script (bash reads scripts as it goes).
+rm -rf "$work/tests"
+cp -a "$repo/tests" "$work/tests"
 if [ "$transport" = 9p ]; then
-	qemu+=(-virtfs "local,path=$repo/tests,mount_tag=zctests,security_model=none,readonly=on"
+	qemu+=(-virtfs "local,path=$work/tests,mount_tag=zctests,security_model=none,readonly=on"
 		-virtfs "local,path=$work/pkg,mount_tag=zcpkg,security_model=none,readonly=on"
 		-virtfs "local,path=$share,mount_tag=zcout,security_model=none")
 else
 	mkdir -p "$work/stage/out"
-	cp -a "$repo/tests" "$work/stage/tests"
+	cp -a "$work/tests" "$work/stage/tests"
 	cp -a "$work/pkg" "$work/stage/pkg"
 	cp "$share/run.env" "$work/stage/out/"
 	sz=$(( $(du -sm "$work/stage" | cut -f1) + 512 ))
