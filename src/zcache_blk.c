@@ -137,16 +137,21 @@ static inline bool zcache_blk_initialized(struct zcache_blk_dev *dev)
 
 /*************************** backing-device I/O *******************************/
 
-/* Record the end of a backing-device I/O of one page; any context. */
+/*
+ * Record the end of a backing-device I/O of one page; any context.  A
+ * failed write of the page's only copy marks the page lost; a failed
+ * write-back does not: the core keeps the page in the pool.
+ */
 static void zcache_blk_backing_done(struct zcache_blk_dev *dev,
 				    unsigned long page, bool write,
+				    enum zcache_blk_bw_reason reason,
 				    blk_status_t status)
 {
 	if (write) {
 		if (status == BLK_STS_OK) {
 			set_bit(page, dev->backing_map);
 			clear_bit(page, dev->error_map);
-		} else {
+		} else if (reason != ZCACHE_BLK_BW_WRITEBACK) {
 			clear_bit(page, dev->backing_map);
 			set_bit(page, dev->error_map);
 		}
@@ -167,7 +172,8 @@ static void zcache_blk_child_end_io(struct bio *bio)
 	struct bio *parent = bio->bi_private;
 
 	zcache_blk_backing_done(child->dev, child->page,
-				op_is_write(bio_op(bio)), bio->bi_status);
+				op_is_write(bio_op(bio)), child->reason,
+				bio->bi_status);
 	if (bio->bi_status && !parent->bi_status)
 		parent->bi_status = bio->bi_status;
 	bio_put(bio);
@@ -224,7 +230,7 @@ static int zcache_blk_backing_rw(struct zcache_blk_dev *dev,
 		return 0;
 	}
 	ret = submit_bio_wait(bio);
-	zcache_blk_backing_done(dev, page, write, bio->bi_status);
+	zcache_blk_backing_done(dev, page, write, reason, bio->bi_status);
 	bio_put(bio);
 	return ret;
 }
