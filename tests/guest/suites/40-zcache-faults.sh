@@ -31,7 +31,9 @@
 #      read-only, smaller than a page, gone (a detached loop device);
 #      settings, reset and remove of a device that is swapped on.
 #   f) 5.10 only, last (it pins the module): the frontswap backend in
-#      front of swap on /dev/zcache0 under the same memory-cgroup pressure.
+#      front of swap on /dev/zcache0 under the same memory-cgroup pressure;
+#      then in front of swap on the dm device and on zram0 (no zcache0),
+#      which tells whose problem a failure is.
 # Memory pressure comes from a memory cgroup (memory.max below the
 # workload's size), so the workloads swap without pushing the whole guest
 # into the OOM killer; the limit is lifted before anything that needs the
@@ -622,6 +624,28 @@ if [ -e "$P/frontswap" ] && [ -n "$dmdev" ] && [ -n "$have_cg" ] && [ -x "$ZC_BI
 		swapoff "$dmdev"
 	else
 		nok "frontswap + swap on $dmdev: mkswap/swapon failed"
+	fi
+	# And with swap on zram, the kernel's own synchronous swap device
+	# (no zcache0): tells a problem of frontswap with synchronous devices
+	# in the kernel from one of zcache0's.
+	if modprobe zram num_devices=1 2>/dev/null && udevadm settle && echo 512M >/sys/block/zram0/disksize &&
+		mkswap /dev/zram0 >/dev/null && swapon -p 100 /dev/zram0; then
+		cg_limit $((ms_mb / 2 * 1048576))
+		echo "+ memstress --size-mb $ms_mb --passes 2 --incompressible-pct 30 (memory.max $((ms_mb / 2))M), swap on zram0" >&2
+		timeout 900 sh -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$CG" "$ZC_BIN/memstress" --size-mb "$ms_mb" --passes 2 --incompressible-pct 30 >"$W/ms-f3.out" 2>&1
+		rc=$?
+		cg_limit max
+		cat "$W/ms-f3.out" >&2; cp "$W/ms-f3.out" "$ZC_OUT/" 2>/dev/null
+		say "frontswap: $(for f in stores loads load_misses reject_poor_compression reject_pool_limit stored_pages; do printf '%s=%s ' $f "$(cat /sys/kernel/zcache/$f 2>/dev/null)"; done)"
+		say "zram0 mm_stat: $(cat /sys/block/zram0/mm_stat 2>/dev/null)"
+		if [ "$rc" = 0 ]; then
+			ok "frontswap + swap on zram0 (no zcache0) under a memory cgroup limit: every page verified"
+		else
+			nok "frontswap + swap on zram0 (no zcache0) under a memory cgroup limit: every page verified # rc=$rc $(grep -m1 MISMATCH "$W/ms-f3.out")"
+		fi
+		swapoff /dev/zram0; udevadm settle; echo 1 >/sys/block/zram0/reset; modprobe -r zram
+	else
+		skip "frontswap + swap on zram0: no zram"
 	fi
 	pinned=1
 fi
