@@ -19,6 +19,7 @@
 
 #include <linux/module.h>
 #include <linux/moduleparam.h>
+#include <linux/page-flags.h>
 #include "zcache_internal.h"
 
 #ifdef HAVE_CLEANCACHE
@@ -102,6 +103,11 @@ static void zcache_cc_put_page(int id, struct cleancache_filekey key,
 
 	if (!pool || !zcache_cc_oid(&key, &oid))
 		return;
+	/* One page per index: a huge page is not kept (its index drops). */
+	if (PageTransHuge(page)) {
+		zcache_invalidate(pool, oid, index);
+		return;
+	}
 	if (!READ_ONCE(zcache_cleancache_on) || !zcache_is_enabled()) {
 		zcache_invalidate(pool, oid, index);
 		zcache_count_disabled(pool);

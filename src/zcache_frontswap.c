@@ -20,6 +20,7 @@
 
 #include <linux/module.h>
 #include <linux/moduleparam.h>
+#include <linux/page-flags.h>
 #include "zcache_internal.h"
 
 #ifdef HAVE_FRONTSWAP
@@ -65,6 +66,17 @@ static int zcache_frontswap_store(unsigned int type, pgoff_t offset,
 
 	if (!pool)
 		return -ENODEV;
+	/*
+	 * A transparent huge page swapped out whole (swap on a non-rotational
+	 * device allocates a cluster for it): the store would keep its first
+	 * subpage only and frontswap would find nothing for the other 511,
+	 * which then read as zeroes from the device.  Refuse it; the device
+	 * gets it.
+	 */
+	if (PageTransHuge(page)) {
+		zcache_invalidate(pool, 0, offset);
+		return -EINVAL;
+	}
 	if (!READ_ONCE(zcache_frontswap_on) || !zcache_is_enabled()) {
 		/* An older copy must not be found by a later load. */
 		zcache_invalidate(pool, 0, offset);
