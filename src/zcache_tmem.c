@@ -289,11 +289,25 @@ static bool zcache_limit_hit(void)
 	return true;
 }
 
+/*
+ * Memory pressure (the shrinker) makes the pool give pages back down to
+ * half its limit, no further: below that, writing pages back would turn
+ * the pool into a write-through buffer (every swapped page written to the
+ * disk anyway, and read back from it) under the constant pressure of a
+ * swapping workload.
+ */
+static unsigned long zcache_pressure_floor(void)
+{
+	return zcache_limit_pages() / 2;
+}
+
 static bool zcache_should_shrink(void)
 {
-	return (READ_ONCE(zcache_full) &&
-		zcache_total_pages() >= zcache_accept_pages()) ||
-		atomic_long_read(&zcache_shrink_request) > 0;
+	unsigned long total = zcache_total_pages();
+
+	return (READ_ONCE(zcache_full) && total >= zcache_accept_pages()) ||
+		(atomic_long_read(&zcache_shrink_request) > 0 &&
+		 total > zcache_pressure_floor());
 }
 
 static void zcache_kick_shrink(void)
@@ -1176,6 +1190,7 @@ static unsigned long zcache_evict(struct zcache_pool *pool, unsigned long nr)
 
 #define ZCACHE_SHRINK_POOLS	32
 #define ZCACHE_SHRINK_BATCH	32
+#define ZCACHE_SHRINK_BACKLOG	(8 * ZCACHE_SHRINK_BATCH)
 
 /* Takes a reference on up to ZCACHE_SHRINK_POOLS pools. */
 static int zcache_pools_snapshot(struct zcache_pool **snap)
@@ -1215,8 +1230,11 @@ static unsigned long zcache_shrink_pass(struct page *page)
 			continue;
 		ret = __zcache_pool_writeback(snap[i], ZCACHE_SHRINK_BATCH,
 					      page);
-		if (ret > 0)
+		if (ret > 0) {
 			done += ret;
+			/* Freed objects free page frames once packed. */
+			zcs_compact(snap[i]->zcs);
+		}
 	}
 	for (i = 0; i < n; i++)
 		zcache_pool_put(snap[i]);
@@ -1245,18 +1263,19 @@ static void zcache_shrink_work_fn(struct work_struct *work)
 static unsigned long zcache_shrinker_count(struct shrinker *s,
 					   struct shrink_control *sc)
 {
+	unsigned long n = 0, wb = 0, floor = zcache_pressure_floor();
 	struct zcache_pool *pool;
-	unsigned long n = 0;
 
 	rcu_read_lock();
 	list_for_each_entry_rcu(pool, &zcache_pools, list) {
-		if (pool->kind == ZCACHE_POOL_EPHEMERAL ||
-		    (pool->ops && pool->ops->writeback))
-			n += atomic64_read(&pool->stats.v[ZCACHE_STAT_STORED]) -
-			     atomic64_read(&pool->stats.v[ZCACHE_STAT_SAME]);
+		if (pool->kind == ZCACHE_POOL_EPHEMERAL)
+			n += zcache_pool_pages(pool);
+		else if (pool->ops && pool->ops->writeback)
+			wb += zcache_pool_pages(pool);
 	}
 	rcu_read_unlock();
-	return n;
+	/* Page frames that can be given back: written-back ones above the floor. */
+	return n + (wb > floor ? wb - floor : 0);
 }
 
 /*
@@ -1278,7 +1297,12 @@ static unsigned long zcache_shrinker_scan(struct shrinker *s,
 	}
 	rcu_read_unlock();
 	if (freed < sc->nr_to_scan) {
-		atomic_long_add(sc->nr_to_scan - freed, &zcache_shrink_request);
+		/* A bounded backlog: the worker writes back in batches. */
+		if (atomic_long_add_return(sc->nr_to_scan - freed,
+					   &zcache_shrink_request) >
+		    ZCACHE_SHRINK_BACKLOG)
+			atomic_long_set(&zcache_shrink_request,
+					ZCACHE_SHRINK_BACKLOG);
 		zcache_kick_shrink();
 	}
 	return freed ? freed : SHRINK_STOP;
