@@ -1373,7 +1373,9 @@ int zcache_blk_init(void)
 			  BIOSET_NEED_BVECS | BIOSET_NEED_RESCUER);
 	if (ret)
 		return ret;
-	zcache_blk_wq = alloc_workqueue("zcache_blk", WQ_MEM_RECLAIM, 0);
+	/* Unbound: newer kernels (7.2) warn when a queue names neither kind. */
+	zcache_blk_wq = alloc_workqueue("zcache_blk",
+					WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
 	if (!zcache_blk_wq) {
 		ret = -ENOMEM;
 		goto free_bioset;
