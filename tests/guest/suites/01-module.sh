@@ -28,18 +28,20 @@ check "zcache and zcsmalloc are live in /sys/module" \
 echo "+ lsmod | grep zc" >&2; lsmod | grep -E '^zc' >&2
 check "rmmod zcache zcsmalloc" sh -c 'rmmod zcache && rmmod zcsmalloc && ! test -d /sys/module/zcache && ! test -d /sys/module/zcsmalloc'
 
+# udev probes each new /dev/zcache0 (blkid opens it): an unload in that
+# moment is refused as "in use", rightly; wait for udev first.
 echo "+ $cycles load/unload cycles" >&2
 c=0 good=1
 while [ $c -lt $cycles ]; do
 	c=$((c + 1))
 	modprobe zcache >&2 && loaded zcache && loaded zcsmalloc &&
-		modprobe -r zcache >&2 && ! loaded zcache && ! loaded zcsmalloc || { good=0; break; }
+		udevadm settle && modprobe -r zcache >&2 && ! loaded zcache && ! loaded zcsmalloc || { good=0; break; }
 done
 if [ $good = 1 ]; then ok "$cycles load/unload cycles"; else nok "$cycles load/unload cycles # failed in cycle $c"; fi
 
 # Coexistence with the kernel's compressed-memory users.
 if modinfo zram >/dev/null 2>&1; then
-	check "zram loads beside zcache" sh -c 'modprobe zcache && modprobe zram num_devices=1 && test -b /dev/zram0 && rmmod zram'
+	check "zram loads beside zcache" sh -c 'modprobe zcache && modprobe zram num_devices=1 && test -b /dev/zram0 && udevadm settle && rmmod zram'
 else
 	skip "zram loads beside zcache" "no zram module in this kernel"
 fi
