@@ -6,9 +6,10 @@
  * Objects of 1 byte to PAGE_SIZE are grouped by size into classes of
  * ZCS_CLASS_DELTA steps.  A class keeps its objects in zspages: chains of
  * 1 to ZCS_MAX_ZSPAGE_PAGES order-0 pages, the chain length chosen per
- * class for the least waste; objects are laid out back to back over the
- * chain, so an object may span two pages.  Neighbouring classes with the
- * same pages-per-zspage and objects-per-zspage are merged into one.
+ * class for little waste (zcs_class_geometry()); objects are laid out back
+ * to back over the chain, so an object may span two pages.  Neighbouring
+ * classes with the same pages-per-zspage and objects-per-zspage are merged
+ * into one.
  * Classes that hold one object per page ("huge") store the object alone.
  *
  * Handles: a handle is the address of a word from a slab cache; the word
@@ -1258,22 +1259,35 @@ DEFINE_SHOW_ATTRIBUTE(zcs_stats);
 
 /* Pools. */
 
+/*
+ * Pages per zspage: the shortest chain whose fill is within
+ * 1/ZCS_FILL_SLACK of the best fill of 1..ZCS_MAX_ZSPAGE_PAGES pages.  A
+ * class's last zspage is partly empty, which costs up to a whole chain: in
+ * small pools that tail outweighs the last percent of fill that a long
+ * chain wins (docs/zcsmalloc.md, "Objects, classes, zspages").
+ */
+#define ZCS_FILL_SLACK		50
+
 static void zcs_class_geometry(unsigned int size, unsigned int *pages,
 			       unsigned int *objs)
 {
-	unsigned int p, best_p = 1, best_used = 0;
+	unsigned int used[ZCS_MAX_ZSPAGE_PAGES + 1];
+	unsigned int p, best_p = 1;
 
 	for (p = 1; p <= ZCS_MAX_ZSPAGE_PAGES; p++) {
-		unsigned int used = (p * PAGE_SIZE / size) * size;
-
-		/* Better fill of the chain: used / p > best_used / best_p. */
-		if (used * best_p > best_used * p) {
-			best_used = used;
+		used[p] = (p * PAGE_SIZE / size) * size;
+		/* Better fill: used[p] / p > used[best_p] / best_p. */
+		if (used[p] * best_p > used[best_p] * p)
 			best_p = p;
-		}
 	}
-	*pages = best_p;
-	*objs = best_p * PAGE_SIZE / size;
+	/* used[p] / p >= used[best_p] / best_p - PAGE_SIZE / ZCS_FILL_SLACK */
+	for (p = 1; p < best_p; p++) {
+		if (ZCS_FILL_SLACK * used[p] * best_p + p * best_p * PAGE_SIZE >=
+		    ZCS_FILL_SLACK * used[best_p] * p)
+			break;
+	}
+	*pages = p;
+	*objs = p * PAGE_SIZE / size;
 }
 
 static int zcs_classes_init(struct zcs_pool *pool)
