@@ -21,6 +21,32 @@ PAGE=$(getconf PAGESIZE)
 MEM_KB=$(awk '/^MemTotal:/ { print $2 }' /proc/meminfo)
 MEM_MB=$((MEM_KB / 1024))
 
+# Page I/O on the block device $DEV (direct I/O, PAGE-sized blocks), for
+# suites that set DEV and a work directory W:
+# wpages FILE PAGE: write FILE at page PAGE.
+wpages() { dd if="$1" of="$DEV" bs="$PAGE" seek="$2" oflag=direct conv=notrunc status=none; }
+# rpages PAGE COUNT OUT: read COUNT pages from PAGE into OUT.
+rpages() { dd if="$DEV" of="$3" bs="$PAGE" skip="$1" count="$2" iflag=direct status=none; }
+# verify FILE PAGE: what is at PAGE is FILE.
+verify() {
+	local pages=$(( $(stat -c %s "$1") / PAGE ))
+	rpages "$2" "$pages" "$W/readback" && cmp "$1" "$W/readback"
+}
+# udev's blkid opens a device after a writer closes it: wait for that
+# before anything that needs the device closed (reset, remove).
+settle() { udevadm settle 2>/dev/null; sleep 0.2; }
+# setup SIZE [BACKING]: configure the zcache device whose sysfs directory
+# is $S from scratch: reset, backing device, disk size.
+setup() {
+	settle
+	echo 1 >"$S/reset" || return 1
+	if [ -n "${2:-}" ]; then echo "$2" >"$S/backing_dev" || return 1; fi
+	echo "$1" >"$S/disksize"
+}
+# ZC_IO_FN: the functions above for `sh -c "$ZC_IO_FN; ..."` (set by zc_io_fn
+# once DEV, S and W are known).
+zc_io_fn() { ZC_IO_FN="$(declare -f wpages rpages verify settle setup "$@"); PAGE=$PAGE DEV=$DEV S=$S W=$W"; }
+
 # zc_pressure SIZE_MB LIMIT_MB: set ZC_PRESSURE (an array: a command prefix)
 # and ZC_PRESSURE_MB (the workload size to use) so that a workload of SIZE_MB
 # swaps in a memory cgroup of LIMIT_MB.  Swapping inside a cgroup goes

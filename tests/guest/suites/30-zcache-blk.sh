@@ -24,6 +24,7 @@ S=/sys/block/zcache0/zcache
 G=/sys/kernel/zcache
 P=/sys/module/zcache/parameters
 W=$(mktemp -d /var/tmp/zc30.XXXXXX)
+zc_io_fn
 loopdev='' sampler=''
 
 st() { cat "$S/$1" 2>/dev/null || echo 0; }
@@ -41,26 +42,6 @@ cleanup() {
 	rm -rf "$W"
 }
 trap cleanup EXIT
-
-# wpages FILE PAGE: write FILE at page PAGE of /dev/zcache0, direct I/O.
-wpages() { dd if="$1" of="$DEV" bs="$PAGE" seek="$2" oflag=direct conv=notrunc status=none; }
-# rpages PAGE COUNT OUT: read back, direct I/O.
-rpages() { dd if="$DEV" of="$3" bs="$PAGE" skip="$1" count="$2" iflag=direct status=none; }
-# verify FILE PAGE: what is at PAGE is FILE.
-verify() {
-	local pages=$(( $(stat -c %s "$1") / PAGE ))
-	rpages "$2" "$pages" "$W/readback" && cmp "$1" "$W/readback"
-}
-# udev's blkid opens a device after a writer closes it: wait for that
-# before anything that needs the device closed (reset, remove).
-settle() { udevadm settle 2>/dev/null; sleep 0.2; }
-# setup SIZE [BACKING]: configure zcache0 from scratch.
-setup() {
-	settle
-	echo 1 >"$S/reset" || return 1
-	if [ -n "${2:-}" ]; then echo "$2" >"$S/backing_dev" || return 1; fi
-	echo "$1" >"$S/disksize"
-}
 
 echo "TAP version 13"
 if [ "${ZC_INSTALL:-}" = none ]; then
@@ -86,16 +67,16 @@ i=0; while [ $i -lt 8000 ]; do echo "zcache line $i: the quick brown fox $((i * 
 head -c $((256 * PAGE)) /dev/urandom >"$W/random"
 
 check "same-filled pages (zeroes, 0xa5) read back" \
-	sh -c "$(declare -f wpages rpages verify); PAGE=$PAGE DEV=$DEV W=$W; wpages $W/zero 0 && wpages $W/same 64 && verify $W/zero 0 && verify $W/same 64"
+	sh -c "$ZC_IO_FN; wpages $W/zero 0 && wpages $W/same 64 && verify $W/zero 0 && verify $W/same 64"
 check "compressible pages read back" \
-	sh -c "$(declare -f wpages rpages verify); PAGE=$PAGE DEV=$DEV W=$W; wpages $W/text 128 && verify $W/text 128"
+	sh -c "$ZC_IO_FN; wpages $W/text 128 && verify $W/text 128"
 log_stats "after RAM-only writes"
 check "stats: stored, same-filled and compressed bytes counted" \
 	sh -c "test $(st stored_pages) -ge 192 && test $(st same_filled_pages) -ge 64 && test $(st compressed_bytes) -gt 0 && test $(st pool_pages) -gt 0"
 # Without a backing device an incompressible page has nowhere else to go:
 # it is kept as it is.
 check "RAM only: incompressible pages are kept uncompressed and read back" \
-	sh -c "$(declare -f wpages rpages verify); PAGE=$PAGE DEV=$DEV W=$W; wpages $W/random 1024 && verify $W/random 1024 && test \$(cat $S/raw_pages) -ge 200"
+	sh -c "$ZC_IO_FN; wpages $W/random 1024 && verify $W/random 1024 && test \$(cat $S/raw_pages) -ge 200"
 # A pool at its limit refuses the page, and RAM only, the write must fail,
 # not vanish: max_pool_percent=1 is about 10 MiB of a 1 GiB guest.
 old_pool_percent=$(cat "$P/max_pool_percent" 2>/dev/null)
@@ -131,13 +112,13 @@ fi
 bsize=$(blockdev --getsize64 "$backing")
 echo "# backing device $backing, $bsize bytes" >&2
 check "backing_dev $backing, disksize 128M" \
-	sh -c "$(declare -f settle setup); S=$S; setup 128M $backing && grep -qx $backing $S/backing_dev"
+	sh -c "$ZC_IO_FN; setup 128M $backing && grep -qx $backing $S/backing_dev"
 check "incompressible pages go to the backing device and read back" \
-	sh -c "$(declare -f wpages rpages verify); PAGE=$PAGE DEV=$DEV W=$W; wpages $W/random 0 && verify $W/random 0 && test \$(cat $S/backing_writes_incompressible) -ge 200 && test \$(cat $S/backing_reads) -ge 200"
+	sh -c "$ZC_IO_FN; wpages $W/random 0 && verify $W/random 0 && test \$(cat $S/backing_writes_incompressible) -ge 200 && test \$(cat $S/backing_reads) -ge 200"
 check "compressible pages stay in the pool" \
-	sh -c "$(declare -f wpages rpages verify); PAGE=$PAGE DEV=$DEV W=$W; wpages $W/text 512 && wpages $W/same 576 && verify $W/text 512 && test \$(cat $S/stored_pages) -ge 128"
+	sh -c "$ZC_IO_FN; wpages $W/text 512 && wpages $W/same 576 && verify $W/text 512 && test \$(cat $S/stored_pages) -ge 128"
 check "writeback_pages: cold pages are written back and read back from the backing device" \
-	sh -c "$(declare -f wpages rpages verify); PAGE=$PAGE DEV=$DEV W=$W; echo 4096 >$S/writeback_pages && test \$(cat $S/written_back_pages) -gt 0 && test \$(cat $S/backing_writes_writeback) -gt 0 && verify $W/text 512 && verify $W/same 576 && verify $W/random 0"
+	sh -c "$ZC_IO_FN; echo 4096 >$S/writeback_pages && test \$(cat $S/written_back_pages) -gt 0 && test \$(cat $S/backing_writes_writeback) -gt 0 && verify $W/text 512 && verify $W/same 576 && verify $W/random 0"
 log_stats "after write-back"
 settle
 check "reset frees the device (disksize 0, backing none)" \
@@ -156,7 +137,7 @@ size_mb=$ZC_PRESSURE_MB
 swap_bytes=$(( bsize / PAGE * PAGE ))
 [ "$swap_bytes" -le $((2 << 30)) ] || swap_bytes=$((2 << 30))
 check "swap: mkswap + swapon -p 100 on $DEV over $backing" \
-	sh -c "$(declare -f settle setup); S=$S; setup $swap_bytes $backing && mkswap $DEV >/dev/null && swapon -p 100 $DEV && grep -q '^$DEV ' /proc/swaps"
+	sh -c "$ZC_IO_FN; setup $swap_bytes $backing && mkswap $DEV >/dev/null && swapon -p 100 $DEV && grep -q '^$DEV ' /proc/swaps"
 old_pool_percent=$(cat "$P/max_pool_percent" 2>/dev/null)
 check "max_pool_percent=10" sh -c "echo 10 >$P/max_pool_percent && grep -qx 10 $P/max_pool_percent"
 

@@ -71,7 +71,6 @@ mem_mb=$((mem_kb / 1024))
 
 st() { cat "$S/$1" 2>/dev/null || echo 0; }
 log_stats() { say "$1: $(cat "$S/mm_stat" 2>/dev/null)"; }
-settle() { udevadm settle 2>/dev/null; sleep 0.2; }
 DMSETUP=$(command -v dmsetup || true)
 dmsetup() { [ -n "$DMSETUP" ] && timeout 60 "$DMSETUP" --noudevsync "$@"; }
 
@@ -95,15 +94,6 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# wpages FILE PAGE: write FILE at page PAGE of /dev/zcache0, direct I/O.
-wpages() { dd if="$1" of="$DEV" bs="$PAGE" seek="$2" oflag=direct conv=notrunc status=none; }
-# rpages PAGE COUNT OUT: read back, direct I/O.
-rpages() { dd if="$DEV" of="$3" bs="$PAGE" skip="$1" count="$2" iflag=direct status=none; }
-# verify FILE PAGE: what is at PAGE is FILE.
-verify() {
-	local pages=$(( $(stat -c %s "$1") / PAGE ))
-	rpages "$2" "$pages" "$W/readback" && cmp "$1" "$W/readback"
-}
 # eio CMD...: CMD fails, and with "Input/output error".
 eio() {
 	local err
@@ -112,13 +102,8 @@ eio() {
 	case $err in *"Input/output error"*) return 0 ;; esac
 	return 1
 }
-# setup SIZE [BACKING]: configure zcache0 from scratch.
-setup() {
-	settle
-	echo 1 >"$S/reset" || return 1
-	if [ -n "${2:-}" ]; then echo "$2" >"$S/backing_dev" || return 1; fi
-	echo "$1" >"$S/disksize"
-}
+# The page I/O functions of lib.sh and eio, for sh -c.
+zc_io_fn eio
 # dm_load TABLE: replace the dm device's table at run time.
 dm_load() {
 	say "dm table: $(echo "$1" | tr '\n' ';')"
@@ -211,50 +196,49 @@ head -c $((8 * PAGE)) /dev/urandom >"$W/r2"
 head -c $((128 * PAGE)) /dev/urandom >"$W/r3"
 i=0; while [ $i -lt 8000 ]; do echo "zcache line $i: the quick brown fox $((i * 7919 % 10007)) jumps"; i=$((i + 1)); done 2>/dev/null |
 	head -c $((64 * PAGE)) >"$W/text"
-FN="$(declare -f wpages rpages verify eio); PAGE=$PAGE DEV=$DEV W=$W"
 
 if [ -n "$dmdev" ]; then
 	check "zcache0 over $dmdev (64M): incompressible pages reach the backing device and read back" \
-		sh -c "$(declare -f settle setup); S=$S; setup 64M $dmdev && $FN; wpages $W/r1 0 && wpages $W/old 1024 && verify $W/r1 0 && verify $W/old 1024 && test \$(cat $S/backing_writes_incompressible) -ge 72"
+		sh -c "$ZC_IO_FN; setup 64M $dmdev && $ZC_IO_FN; wpages $W/r1 0 && wpages $W/old 1024 && verify $W/r1 0 && verify $W/old 1024 && test \$(cat $S/backing_writes_incompressible) -ge 72"
 	check "compressible pages are held in the pool" \
-		sh -c "$FN; wpages $W/text 256 && verify $W/text 256 && test \$(cat $S/stored_pages) -ge 64"
+		sh -c "$ZC_IO_FN; wpages $W/text 256 && verify $W/text 256 && test \$(cat $S/stored_pages) -ge 64"
 	log_stats "good table"
 
 	dm_bad
 	e0=$(st io_errors)
 	check "table 'error': reads of pages on the backing device fail with EIO" \
-		sh -c "$FN; eio rpages 0 64 $W/x && test \$(cat $S/io_errors) -gt $e0"
+		sh -c "$ZC_IO_FN; eio rpages 0 64 $W/x && test \$(cat $S/io_errors) -gt $e0"
 	check "table 'error': pages in the pool still read back" \
-		sh -c "$FN; verify $W/text 256"
+		sh -c "$ZC_IO_FN; verify $W/text 256"
 	e0=$(st io_errors); d0=$(dmesg_lines)
 	check "table 'error': a write that must go to the backing device fails with EIO, io_errors counts it" \
-		sh -c "$FN; eio wpages $W/r2 1024 && test \$(cat $S/io_errors) -gt $e0"
+		sh -c "$ZC_IO_FN; eio wpages $W/r2 1024 && test \$(cat $S/io_errors) -gt $e0"
 	say "dmesg: $(dmesg | tail -n +$((d0 + 1)) | grep zcache | head -n 2 | tr '\n' ' ')"
 	check "the page whose write failed reads as an error while the target errors" \
-		sh -c "$FN; eio rpages 1024 1 $W/x"
+		sh -c "$ZC_IO_FN; eio rpages 1024 1 $W/x"
 	# A write-back that fails must leave the page in the pool, readable.
 	wbf0=$(st writeback_failed) wb0=$(st written_back_pages)
 	echo "+ echo 64 > $S/writeback_pages (the target errors)" >&2
 	echo 64 >"$S/writeback_pages" || say "writeback_pages refused: as expected"
 	say "writeback_failed $wbf0 -> $(st writeback_failed), written_back_pages $wb0 -> $(st written_back_pages)"
 	check "a failed write-back keeps the pages in the pool: they still read back" \
-		sh -c "$FN; verify $W/text 256 && test \$(cat $S/written_back_pages) = $wb0"
+		sh -c "$ZC_IO_FN; verify $W/text 256 && test \$(cat $S/written_back_pages) = $wb0"
 	log_stats "error table"
 
 	dm_good
 	check "good table again: the page whose write failed still reads as an error, not the stale data under it" \
-		sh -c "$FN; eio rpages 1024 1 $W/x"
+		sh -c "$ZC_IO_FN; eio rpages 1024 1 $W/x"
 	check "good table again: pages on the backing device read back intact" \
-		sh -c "$FN; verify $W/r1 0"
+		sh -c "$ZC_IO_FN; verify $W/r1 0"
 	check "good table again: the failed pages, rewritten, verify" \
-		sh -c "$FN; wpages $W/r2 1024 && wpages $W/text 256 && verify $W/r2 1024 && verify $W/text 256"
+		sh -c "$ZC_IO_FN; wpages $W/r2 1024 && wpages $W/text 256 && verify $W/r2 1024 && verify $W/text 256"
 
 	# An error region: one 128-page write across it; the pages outside
 	# the region are written, those inside fail one by one.
 	dm_region 2112 32
 	e0=$(st io_errors)
 	check "error region (pages 2112-2143): a 128-page write across it fails with EIO" \
-		sh -c "$FN; eio dd if=$W/r3 of=$DEV bs=$((128 * PAGE)) seek=$((2048 * PAGE)) oflag=direct,seek_bytes conv=notrunc status=none"
+		sh -c "$ZC_IO_FN; eio dd if=$W/r3 of=$DEV bs=$((128 * PAGE)) seek=$((2048 * PAGE)) oflag=direct,seek_bytes conv=notrunc status=none"
 	bad=''
 	for p in 2048 2111 2112 2143 2144 2175; do
 		off=$(( (p - 2048) * PAGE ))
@@ -271,7 +255,7 @@ if [ -n "$dmdev" ]; then
 	fi
 	dm_good
 	check "good table: the region rewritten verifies" \
-		sh -c "$FN; dd if=$W/r3 of=$DEV bs=$((128 * PAGE)) seek=$((2048 * PAGE)) oflag=direct,seek_bytes conv=notrunc status=none && verify $W/r3 2048"
+		sh -c "$ZC_IO_FN; dd if=$W/r3 of=$DEV bs=$((128 * PAGE)) seek=$((2048 * PAGE)) oflag=direct,seek_bytes conv=notrunc status=none && verify $W/r3 2048"
 	log_stats "after the region"
 	note "a) io_errors $(st io_errors), backing_reads $(st backing_reads), backing_writes_incompressible $(st backing_writes_incompressible), writeback_failed $(st writeback_failed)"
 else
@@ -289,7 +273,7 @@ fi
 if [ -n "$dmdev" ] && [ -n "$have_cg" ] && [ -x "$ZC_BIN/memstress" ]; then
 	ms_mb=$((mem_mb / 5)); [ -z "$QUICK" ] || ms_mb=$((mem_mb / 8))
 	check "swap on zcache0 (512M) over $dmdev" \
-		sh -c "$(declare -f settle setup); S=$S; setup 512M $dmdev && mkswap $DEV >/dev/null && swapon -p 100 $DEV"
+		sh -c "$ZC_IO_FN; setup 512M $dmdev && mkswap $DEV >/dev/null && swapon -p 100 $DEV"
 	cg_limit $((ms_mb / 2 * 1048576))
 	d0=$(dmesg_lines)
 	echo "+ memstress --size-mb $ms_mb --passes 50 --incompressible-pct 30 (memory.max $((ms_mb / 2))M)" >&2
@@ -347,7 +331,7 @@ if [ -n "$dmdev" ] && [ -w "$ZP/fail_alloc_every" ] && [ -x "$ZC_BIN/memstress" 
 		ms_mb=$((mem_mb * 11 / 10)) lim_mb='' passes=1
 	fi
 	check "swap on zcache0 (1G) over $dmdev" \
-		sh -c "$(declare -f settle setup); S=$S; setup 1G $dmdev && mkswap $DEV >/dev/null && swapon -p 100 $DEV"
+		sh -c "$ZC_IO_FN; setup 1G $dmdev && mkswap $DEV >/dev/null && swapon -p 100 $DEV"
 	inj0=$(zcs_stat injected_failures)
 	check "zcsmalloc fail_alloc_every=$every" sh -c "echo $every >$ZP/fail_alloc_every && grep -qx $every $ZP/fail_alloc_every"
 	[ -z "$lim_mb" ] || cg_limit $((lim_mb * 1048576))
@@ -384,7 +368,7 @@ fi
 # d) lifecycle
 ###############################################################################
 check "swap on zcache0 (RAM only, 32M)" \
-	sh -c "$(declare -f settle setup); S=$S; setup 32M && mkswap $DEV >/dev/null && swapon $DEV"
+	sh -c "$ZC_IO_FN; setup 32M && mkswap $DEV >/dev/null && swapon $DEV"
 if [ -n "$pinned" ]; then
 	skip "unload refused while /dev/zcache0 is swapped on: zcache is pinned (frontswap)"
 else
@@ -463,7 +447,7 @@ fi
 if [ -n "$dmdev" ] && [ -n "$have_cg" ] && [ -x "$ZC_BIN/memstress" ]; then
 	ms_mb=$((mem_mb * 6 / 10)); [ -z "$QUICK" ] || ms_mb=$((mem_mb * 4 / 10))
 	check "swap on zcache0 (1G) over $dmdev" \
-		sh -c "$(declare -f settle setup); S=$S; setup 1G $dmdev && mkswap $DEV >/dev/null && swapon -p 100 $DEV"
+		sh -c "$ZC_IO_FN; setup 1G $dmdev && mkswap $DEV >/dev/null && swapon -p 100 $DEV"
 	cg_limit $((ms_mb / 2 * 1048576))
 	echo "+ memstress --size-mb $ms_mb --passes 2 (memory.max $((ms_mb / 2))M)" >&2
 	cg_run "$ZC_BIN/memstress" --size-mb "$ms_mb" --passes 2 >"$W/ms-d.out" 2>&1 &
@@ -567,13 +551,13 @@ refuse "backing_dev: a device that is gone (detached $lg)" "Invalid argument" "$
 # Settings, reset and remove of a device that is swapped on.
 lb=$(newloop 64M) && loops+=("$lb")
 check "zcache0 over $lb, 32M, swapped on" \
-	sh -c "$(declare -f settle setup); S=$S; setup 32M $lb && mkswap $DEV >/dev/null && swapon $DEV"
+	sh -c "$ZC_IO_FN; setup 32M $lb && mkswap $DEV >/dev/null && swapon $DEV"
 refuse "disksize of a device swapped on" "Device or resource busy" "$S/disksize" 16M
 refuse "backing_dev of a device swapped on" "Device or resource busy" "$S/backing_dev" none
 refuse "reset of a device swapped on" "Device or resource busy" "$S/reset" 1
 refuse "control/remove of a device swapped on" "Device or resource busy" "$C/remove" 0
 check "swapoff, reset, zcache0 is usable again (RAM only)" \
-	sh -c "swapoff $DEV && udevadm settle; sleep 0.2; echo 1 >$S/reset && echo 16M >$S/disksize && $FN; wpages $W/text 0 && verify $W/text 0"
+	sh -c "swapoff $DEV && udevadm settle; sleep 0.2; echo 1 >$S/reset && echo 16M >$S/disksize && $ZC_IO_FN; wpages $W/text 0 && verify $W/text 0"
 
 settle
 
@@ -584,43 +568,39 @@ settle
 # must come back intact from one of them.  Registering frontswap pins the
 # module until reboot, so this runs last.
 ###############################################################################
+# fs_memstress NAME WHAT: memstress (ms_mb, 30% incompressible, 2 passes)
+# in the cgroup at half its size, with frontswap in front of the swap on
+# WHAT; one test: every page verified.  Output in $W/NAME.out.
+fs_memstress() {
+	local out=$W/$1.out rc
+	cg_limit $((ms_mb / 2 * 1048576))
+	echo "+ memstress --size-mb $ms_mb --passes 2 --incompressible-pct 30 (memory.max $((ms_mb / 2))M), swap on $2" >&2
+	timeout 900 sh -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$CG" "$ZC_BIN/memstress" --size-mb "$ms_mb" --passes 2 --incompressible-pct 30 >"$out" 2>&1
+	rc=$?
+	cg_limit max
+	cat "$out" >&2; cp "$out" "$ZC_OUT/" 2>/dev/null
+	say "frontswap: $(for f in stores loads load_misses reject_poor_compression reject_pool_limit stored_pages; do printf '%s=%s ' $f "$(cat /sys/kernel/zcache/$f 2>/dev/null)"; done)"
+	if [ "$rc" = 0 ]; then
+		ok "frontswap + swap on $2 under a memory cgroup limit: every page verified"
+	else
+		nok "frontswap + swap on $2 under a memory cgroup limit: every page verified # rc=$rc $(grep -m1 MISMATCH "$out")"
+	fi
+}
 if [ -e "$P/frontswap" ] && [ -n "$dmdev" ] && [ -n "$have_cg" ] && [ -x "$ZC_BIN/memstress" ]; then
 	[ -z "${old_enabled:-}" ] || { echo "$old_enabled" >"$P/enabled"; old_enabled=''; }
 	echo Y >"$P/enabled"
 	echo 1 >"$P/frontswap" 2>/dev/null
 	ms_mb=$((mem_mb / 8))
 	check "frontswap registered (pins zcache), swap on zcache0 (512M) over $dmdev" \
-		sh -c "$(declare -f settle setup); S=$S; grep -qx 1 /sys/kernel/zcache/frontswap_active && setup 512M $dmdev && mkswap $DEV >/dev/null && swapon -p 100 $DEV"
-	cg_limit $((ms_mb / 2 * 1048576))
-	echo "+ memstress --size-mb $ms_mb --passes 2 --incompressible-pct 30 (memory.max $((ms_mb / 2))M)" >&2
-	timeout 900 sh -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$CG" "$ZC_BIN/memstress" --size-mb "$ms_mb" --passes 2 --incompressible-pct 30 >"$W/ms-f.out" 2>&1
-	rc=$?
-	cg_limit max
-	cat "$W/ms-f.out" >&2; cp "$W/ms-f.out" "$ZC_OUT/" 2>/dev/null
-	say "frontswap: $(for f in stores loads load_misses reject_poor_compression reject_pool_limit stored_pages; do printf '%s=%s ' $f "$(cat /sys/kernel/zcache/$f 2>/dev/null)"; done)"
+		sh -c "$ZC_IO_FN; grep -qx 1 /sys/kernel/zcache/frontswap_active && setup 512M $dmdev && mkswap $DEV >/dev/null && swapon -p 100 $DEV"
+	fs_memstress ms-f zcache0
 	log_stats "zcache0 behind frontswap"
-	if [ "$rc" = 0 ]; then
-		ok "frontswap + swap on zcache0 under a memory cgroup limit: every page verified"
-	else
-		nok "frontswap + swap on zcache0 under a memory cgroup limit: every page verified # rc=$rc $(grep -m1 MISMATCH "$W/ms-f.out")"
-	fi
 	check "swapoff, reset" sh -c "swapoff $DEV && udevadm settle; sleep 0.2; echo 1 >$S/reset"
 	# The same with swap on the dm device itself (no zcache0): tells
 	# frontswap's part from zcache0's.
 	settle
 	if mkswap "$dmdev" >/dev/null && swapon -p 100 "$dmdev"; then
-		cg_limit $((ms_mb / 2 * 1048576))
-		echo "+ memstress --size-mb $ms_mb --passes 2 --incompressible-pct 30 (memory.max $((ms_mb / 2))M), swap on $dmdev" >&2
-		timeout 900 sh -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$CG" "$ZC_BIN/memstress" --size-mb "$ms_mb" --passes 2 --incompressible-pct 30 >"$W/ms-f2.out" 2>&1
-		rc=$?
-		cg_limit max
-		cat "$W/ms-f2.out" >&2; cp "$W/ms-f2.out" "$ZC_OUT/" 2>/dev/null
-		say "frontswap: $(for f in stores loads load_misses reject_poor_compression reject_pool_limit stored_pages; do printf '%s=%s ' $f "$(cat /sys/kernel/zcache/$f 2>/dev/null)"; done)"
-		if [ "$rc" = 0 ]; then
-			ok "frontswap + swap on $dmdev (no zcache0) under a memory cgroup limit: every page verified"
-		else
-			nok "frontswap + swap on $dmdev (no zcache0) under a memory cgroup limit: every page verified # rc=$rc $(grep -m1 MISMATCH "$W/ms-f2.out")"
-		fi
+		fs_memstress ms-f2 "$dmdev (no zcache0)"
 		swapoff "$dmdev"
 	else
 		nok "frontswap + swap on $dmdev: mkswap/swapon failed"
@@ -630,19 +610,8 @@ if [ -e "$P/frontswap" ] && [ -n "$dmdev" ] && [ -n "$have_cg" ] && [ -x "$ZC_BI
 	# in the kernel from one of zcache0's.
 	if modprobe zram num_devices=1 2>/dev/null && udevadm settle && echo 512M >/sys/block/zram0/disksize &&
 		mkswap /dev/zram0 >/dev/null && swapon -p 100 /dev/zram0; then
-		cg_limit $((ms_mb / 2 * 1048576))
-		echo "+ memstress --size-mb $ms_mb --passes 2 --incompressible-pct 30 (memory.max $((ms_mb / 2))M), swap on zram0" >&2
-		timeout 900 sh -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$CG" "$ZC_BIN/memstress" --size-mb "$ms_mb" --passes 2 --incompressible-pct 30 >"$W/ms-f3.out" 2>&1
-		rc=$?
-		cg_limit max
-		cat "$W/ms-f3.out" >&2; cp "$W/ms-f3.out" "$ZC_OUT/" 2>/dev/null
-		say "frontswap: $(for f in stores loads load_misses reject_poor_compression reject_pool_limit stored_pages; do printf '%s=%s ' $f "$(cat /sys/kernel/zcache/$f 2>/dev/null)"; done)"
+		fs_memstress ms-f3 "zram0 (no zcache0)"
 		say "zram0 mm_stat: $(cat /sys/block/zram0/mm_stat 2>/dev/null)"
-		if [ "$rc" = 0 ]; then
-			ok "frontswap + swap on zram0 (no zcache0) under a memory cgroup limit: every page verified"
-		else
-			nok "frontswap + swap on zram0 (no zcache0) under a memory cgroup limit: every page verified # rc=$rc $(grep -m1 MISMATCH "$W/ms-f3.out")"
-		fi
 		swapoff /dev/zram0; udevadm settle; echo 1 >/sys/block/zram0/reset; modprobe -r zram
 	else
 		skip "frontswap + swap on zram0: no zram"
