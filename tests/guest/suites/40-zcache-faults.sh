@@ -19,6 +19,12 @@
 #   b) allocation failures: zcsmalloc's fail_alloc_every during a verified
 #      swap workload: every page verifies, refused stores went to the
 #      backing device (reject_nomem, backing_writes_pool_full).
+#   b2) the kernel's own fault injection where it is built (the debug test
+#      kernel: FAILSLAB, FAIL_PAGE_ALLOC): non-sleeping slab and page
+#      allocations of the workload's task (task-filter; zcache stores from
+#      the reclaiming task's context) fail at random during the same
+#      verified swap workload; every page verifies, the refused stores are
+#      counted and reach the backing device.
 #   c) a full pool without a backing device is suite 30's (block level);
 #      the swap-level version is not done: a swap write error keeps the
 #      page in RAM, so under a memory limit it ends in the OOM killer,
@@ -362,6 +368,69 @@ if [ -n "$dmdev" ] && [ -w "$ZP/fail_alloc_every" ] && [ -x "$ZC_BIN/memstress" 
 	check "swapoff, reset" sh -c "swapoff $DEV && udevadm settle; sleep 0.2; echo 1 >$S/reset"
 else
 	skip "b) fail_alloc_every: needs the dm device, zcsmalloc's parameter and memstress"
+fi
+
+###############################################################################
+# b2) the kernel's fault injection (FAILSLAB, FAIL_PAGE_ALLOC: the debug
+# test kernel).  task-filter: only tasks with /proc/PID/make-it-fail set
+# see failures, here memstress, in whose context the memory cgroup's
+# reclaim swaps out and zcache stores.  ignore-gfp-wait stays Y: only
+# non-sleeping allocations fail (zcache's stores allocate with
+# GFP_NOWAIT), so the workload's own page faults are not refused.
+# verbose 0: no stack dump per injected failure.  Injections are counted
+# through 'times' (decremented on each one).
+###############################################################################
+FI=/sys/kernel/debug
+fi_attrs() { echo "$FI/failslab $FI/fail_page_alloc"; }
+fi_set() {	# fi_set PROBABILITY: both fault attributes
+	local a
+	for a in $(fi_attrs); do
+		echo "$1" >"$a/probability" && echo 1 >"$a/interval" &&
+			echo 1000000 >"$a/times" && echo 0 >"$a/verbose" &&
+			echo Y >"$a/task-filter" && echo Y >"$a/ignore-gfp-wait" || return 1
+	done
+	echo N >"$FI/failslab/cache-filter" 2>/dev/null
+	return 0
+}
+fi_reset() {
+	local a
+	for a in $(fi_attrs); do
+		echo 0 >"$a/probability"; echo N >"$a/task-filter"; echo 1 >"$a/times"
+	done 2>/dev/null
+}
+fi_left() { echo $(( $(cat "$FI/failslab/times") + $(cat "$FI/fail_page_alloc/times") )); }
+if [ -d "$FI/failslab" ] && [ -d "$FI/fail_page_alloc" ] && [ -n "$dmdev" ] && [ -n "$have_cg" ] && [ -x "$ZC_BIN/memstress" ]; then
+	dm_good >/dev/null 2>&1
+	ms_mb=$((mem_mb * 3 / 10)); [ -z "$QUICK" ] || ms_mb=$((mem_mb * 2 / 10))
+	check "swap on zcache0 (1G) over $dmdev" \
+		sh -c "$ZC_IO_FN; setup 1G $dmdev && mkswap $DEV >/dev/null && swapon -p 100 $DEV"
+	rn0=$(st reject_nomem) pf0=$(st backing_writes_pool_full)
+	check "failslab and fail_page_alloc: probability 10%, task-filter, non-sleeping allocations" fi_set 10
+	cg_limit $((ms_mb / 2 * 1048576))
+	echo "+ memstress --size-mb $ms_mb --passes 2 (memory.max $((ms_mb / 2))M, make-it-fail)" >&2
+	timeout 1200 sh -c 'echo $$ >"$0/cgroup.procs" && echo 1 >/proc/self/make-it-fail && exec "$@"' "$CG" "$ZC_BIN/memstress" --size-mb "$ms_mb" --passes 2 >"$W/ms-b2.out" 2>&1
+	rc=$?
+	left=$(fi_left)
+	fi_reset
+	cg_limit max
+	cat "$W/ms-b2.out" >&2; cp "$W/ms-b2.out" "$ZC_OUT/" 2>/dev/null
+	inj=$((2000000 - left))
+	rn=$(( $(st reject_nomem) - rn0 )) pf=$(( $(st backing_writes_pool_full) - pf0 ))
+	mib=$(grep -o 'mib_verified=[0-9.]*' "$W/ms-b2.out" | cut -d= -f2)
+	if [ "$rc" = 0 ]; then
+		ok "memstress --size-mb $ms_mb --passes 2 under the kernel's fault injection: every page verified (${mib:-?} MiB)"
+	else
+		nok "memstress --size-mb $ms_mb --passes 2 under the kernel's fault injection: every page verified # rc=$rc $(tail -n 2 "$W/ms-b2.out" | tr '\n' ' ')"
+	fi
+	note "b2) kernel faults injected into memstress's allocations (failslab + fail_page_alloc): $inj; zcache reject_nomem +$rn, backing_writes_pool_full +$pf; verified ${mib:-?} MiB"
+	if [ "$inj" -gt 0 ] && [ "$rn" -gt 0 ] && [ "$pf" -gt 0 ]; then
+		ok "injected failures hit zcache's stores and the pages went to the backing device: $inj injected, reject_nomem +$rn, backing_writes_pool_full +$pf"
+	else
+		nok "injected failures hit zcache's stores and the pages went to the backing device # $inj injected, reject_nomem +$rn, backing_writes_pool_full +$pf"
+	fi
+	check "swapoff, reset" sh -c "swapoff $DEV && udevadm settle; sleep 0.2; echo 1 >$S/reset"
+else
+	skip "b2) the kernel's fault injection" "no failslab/fail_page_alloc in debugfs (the debug test kernel has them), or no dm device, cgroup or memstress"
 fi
 
 ###############################################################################
