@@ -47,19 +47,10 @@
 # ZC_QUICK=1: smaller workloads, 20 load/unload cycles instead of 100.
 # KTAP on stdout; commands and their output on stderr.
 set -u
-n=0 failed=0
-ok() { n=$((n + 1)); echo "ok $n $*"; }
-nok() { n=$((n + 1)); failed=1; echo "not ok $n $*"; }
-skip() { n=$((n + 1)); echo "ok $n $* # SKIP"; }
-check() {	# check DESCRIPTION COMMAND...
-	local d=$1; shift
-	echo "+ $*" >&2
-	if "$@" >&2; then ok "$d"; else nok "$d"; fi
-}
+. "$ZC_TESTS/guest/lib.sh"
 say() { echo "# $*" >&2; }
 note() { echo "# $*"; echo "# $*" >&2; }
 
-PAGE=$(getconf PAGESIZE)
 DEV=/dev/zcache0
 S=/sys/block/zcache0/zcache
 S1=/sys/block/zcache1/zcache
