@@ -7,7 +7,7 @@
 n=0 failed=0
 ok() { n=$((n + 1)); echo "ok $n $*"; }
 nok() { n=$((n + 1)); failed=1; echo "not ok $n $*"; }
-skip() { n=$((n + 1)); echo "ok $n $1 # SKIP $2"; }
+skip() { n=$((n + 1)); echo "ok $n $1 # SKIP ${2:-}"; }
 # check DESCRIPTION COMMAND...: one test, the command's output on stderr.
 check() {
 	local d=$1; shift
