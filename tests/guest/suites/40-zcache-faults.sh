@@ -17,14 +17,15 @@
 #      must reach the process (SIGBUS on the page it cannot get back),
 #      never wrong data.
 #   b) allocation failures: zcsmalloc's fail_alloc_every during a verified
-#      swap workload: every page verifies, refused stores went to the
-#      backing device (reject_nomem, backing_writes_pool_full).
+#      swap workload: every page verifies, every injected failure is a
+#      counted refusal (reject_nomem); refused pages are stored on the
+#      kernel's bio retry or written to the backing device.
 #   b2) the kernel's own fault injection where it is built (the debug test
 #      kernel: FAILSLAB, FAIL_PAGE_ALLOC): non-sleeping slab and page
 #      allocations of the workload's task (task-filter; zcache stores from
 #      the reclaiming task's context) fail at random during the same
 #      verified swap workload; every page verifies, the refused stores are
-#      counted and reach the backing device.
+#      counted.
 #   c) a full pool without a backing device is suite 30's (block level);
 #      the swap-level version is not done: a swap write error keeps the
 #      page in RAM, so under a memory limit it ends in the OOM killer,
@@ -351,10 +352,15 @@ if [ -n "$dmdev" ] && [ -w "$ZP/fail_alloc_every" ] && [ -x "$ZC_BIN/memstress" 
 	fi
 	log_stats "after fail_alloc_every"
 	note "b) faults injected (zcsmalloc injected_failures): $inj; reject_nomem $(st reject_nomem); backing_writes_pool_full $(st backing_writes_pool_full); reject_alloc_fail (global) $(cat /sys/kernel/zcache/reject_alloc_fail 2>/dev/null); verified ${mib:-?} MiB"
-	if [ "$(st reject_nomem)" -gt 0 ] && [ "$(st backing_writes_pool_full)" -gt 0 ]; then
-		ok "refused stores fell back to the backing device: reject_nomem $(st reject_nomem), backing_writes_pool_full $(st backing_writes_pool_full)"
+	# A refused ->rw_page store comes back as a bio and is stored again
+	# or, refused again, written to the backing device: how many take
+	# which way depends on timing (6.1-rt: all 40862 stored on the retry,
+	# 6.1: 8118 to the backing device).  What must hold: every injected
+	# failure was a counted refusal, and the data verified (above).
+	if [ "${inj:-0}" -gt 0 ] && [ "$(st reject_nomem)" -eq "$inj" ]; then
+		ok "every injected failure was a counted refused store: $inj injected, reject_nomem $(st reject_nomem), of which backing_writes_pool_full $(st backing_writes_pool_full) (the rest stored on the bio retry)"
 	else
-		nok "refused stores fell back to the backing device # reject_nomem $(st reject_nomem), backing_writes_pool_full $(st backing_writes_pool_full)"
+		nok "every injected failure was a counted refused store # $inj injected, reject_nomem $(st reject_nomem), backing_writes_pool_full $(st backing_writes_pool_full)"
 	fi
 	check "swapoff, reset" sh -c "swapoff $DEV && udevadm settle; sleep 0.2; echo 1 >$S/reset"
 else
@@ -414,10 +420,12 @@ if [ -d "$FI/failslab" ] && [ -d "$FI/fail_page_alloc" ] && [ -n "$dmdev" ] && [
 		nok "memstress --size-mb $ms_mb --passes 2 under the kernel's fault injection: every page verified # rc=$rc $(tail -n 2 "$W/ms-b2.out" | tr '\n' ' ')"
 	fi
 	note "b2) kernel faults injected into memstress's allocations (failslab + fail_page_alloc): $inj; zcache reject_nomem +$rn, backing_writes_pool_full +$pf; verified ${mib:-?} MiB"
-	if [ "$inj" -gt 0 ] && [ "$rn" -gt 0 ] && [ "$pf" -gt 0 ]; then
-		ok "injected failures hit zcache's stores and the pages went to the backing device: $inj injected, reject_nomem +$rn, backing_writes_pool_full +$pf"
+	# As in b): refused pages are stored on the bio retry or written to
+	# the backing device; the data verified above.
+	if [ "$inj" -gt 0 ] && [ "$rn" -gt 0 ]; then
+		ok "injected failures hit zcache's stores, each a counted refusal: $inj injected, reject_nomem +$rn, backing_writes_pool_full +$pf"
 	else
-		nok "injected failures hit zcache's stores and the pages went to the backing device # $inj injected, reject_nomem +$rn, backing_writes_pool_full +$pf"
+		nok "injected failures hit zcache's stores, each a counted refusal # $inj injected, reject_nomem +$rn, backing_writes_pool_full +$pf"
 	fi
 	check "swapoff, reset" sh -c "swapoff $DEV && udevadm settle; sleep 0.2; echo 1 >$S/reset"
 else
