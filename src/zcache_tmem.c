@@ -573,8 +573,6 @@ struct zcache_pool *zcache_pool_create(enum zcache_pool_kind kind,
 	list_add_tail_rcu(&pool->list, &zcache_pools);
 	zcache_pools_nr++;
 	mutex_unlock(&zcache_pools_mutex);
-	/* A new front end user: say so if zswap compresses too. */
-	zcache_zswap_active();
 	return pool;
 }
 ZC_EXPORT_SYMBOL(zcache_pool_create);
