@@ -200,7 +200,5 @@ void zcache_blk_exit(void);
 
 /* True when the master switch `enabled` is on (frontswap, cleancache). */
 bool zcache_is_enabled(void);
-/* True when the kernel's zswap is enabled too (double compression). */
-bool zcache_zswap_active(void);
 
 #endif /* _ZCACHE_H */

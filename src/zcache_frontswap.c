@@ -142,7 +142,6 @@ static int zcache_frontswap_register(void)
 	__module_get(THIS_MODULE);
 	zcache_frontswap_registered = true;
 	pr_info("frontswap backend registered; the module stays loaded\n");
-	zcache_zswap_active();
 	return 0;
 }
 

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * zcache.ko: module init and exit, the master switch and
- * the zswap check.
+ * zcache.ko: module init and exit and the master switch.
  *
  * Init order: compression, tmem core, sysfs/debugfs, then the front ends
  * (frontswap, cleancache, block device); exit in reverse.  A front end
@@ -12,9 +11,6 @@
 
 #include <linux/module.h>
 #include <linux/moduleparam.h>
-#include <linux/fs.h>
-#include <linux/err.h>
-#include <linux/atomic.h>
 #include "zcache_internal.h"
 
 /* Master switch: frontswap and cleancache accept new pages. */
@@ -32,38 +28,6 @@ bool zcache_is_enabled(void)
 	return READ_ONCE(zcache_enabled);
 }
 ZC_EXPORT_SYMBOL(zcache_is_enabled);
-
-#define ZCACHE_ZSWAP_PARAM "/sys/module/zswap/parameters/enabled"
-
-/**
- * zcache_zswap_active - whether the kernel's zswap is enabled too
- *
- * Reads zswap's own parameter file (zswap exports nothing).  Warns once
- * in dmesg the first time it finds zswap on: pages would be compressed
- * twice, or by whichever of the two sees them first.
- *
- * Context: process, may sleep.
- */
-bool zcache_zswap_active(void)
-{
-	static atomic_t warned = ATOMIC_INIT(0);
-	struct file *f;
-	char buf[4] = "";
-	loff_t pos = 0;
-	ssize_t n;
-	bool on;
-
-	f = filp_open(ZCACHE_ZSWAP_PARAM, O_RDONLY, 0);
-	if (IS_ERR(f))
-		return false;
-	n = kernel_read(f, buf, sizeof(buf) - 1, &pos);
-	filp_close(f, NULL);
-	on = n > 0 && (buf[0] == 'Y' || buf[0] == 'y' || buf[0] == '1');
-	if (on && !atomic_xchg(&warned, 1))
-		pr_warn("zswap is enabled too: swap pages may be compressed twice; consider zswap.enabled=0\n");
-	return on;
-}
-ZC_EXPORT_SYMBOL(zcache_zswap_active);
 
 static int __init zcache_init(void)
 {
@@ -87,7 +51,6 @@ static int __init zcache_init(void)
 	err = zcache_blk_init();
 	if (err)
 		goto out_cleancache;
-	zcache_zswap_active();
 	pr_info("loaded: compressor %s, pool limit %lu pages\n",
 		zcache_comp_current(), zcache_limit_pages());
 	return 0;

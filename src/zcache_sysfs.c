@@ -95,14 +95,6 @@ static ssize_t compressor_show(struct kobject *kobj,
 }
 static struct kobj_attribute zcache_attr_compressor = __ATTR_RO(compressor);
 
-static ssize_t zswap_enabled_show(struct kobject *kobj,
-				  struct kobj_attribute *attr, char *buf)
-{
-	return sysfs_emit(buf, "%d\n", zcache_zswap_active());
-}
-static struct kobj_attribute zcache_attr_zswap_enabled =
-	__ATTR_RO(zswap_enabled);
-
 static ssize_t frontswap_active_show(struct kobject *kobj,
 				     struct kobj_attribute *attr, char *buf)
 {
@@ -145,7 +137,6 @@ static struct attribute *zcache_attrs[] = {
 	&zcache_attr_pool_full.attr,
 	&zcache_attr_pools.attr,
 	&zcache_attr_compressor.attr,
-	&zcache_attr_zswap_enabled.attr,
 	&zcache_attr_frontswap_active.attr,
 	&zcache_attr_cleancache_active.attr,
 	NULL,

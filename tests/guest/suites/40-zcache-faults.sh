@@ -134,6 +134,40 @@ cg_limit() { echo "$1" >"$CG/memory.max"; }
 cg_run() { sh -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$CG" "$@"; }
 # memstress_ok OUTFILE: no page mismatched (a kill by a signal is judged by the caller).
 mismatch() { grep -q MISMATCH "$1"; }
+# ms_run NAME SECS MB [ARGS...]: memstress --size-mb MB ARGS, in the cgroup
+# limited to MB/2 when there is one (else as it is); with MS_FAIL=1 its
+# make-it-fail is set (the kernel's fault injection, task-filter).  Output
+# in $W/NAME.out, also on stderr and in $ZC_OUT.  Sets ms_rc, ms_mib
+# (mib_verified) and ms_out.
+ms_run() {
+	local name=$1 secs=$2 mb=$3 lim='' mif=''
+	shift 3
+	ms_out=$W/$name.out
+	[ -z "$have_cg" ] || lim=$((mb / 2))
+	[ "${MS_FAIL:-0}" = 0 ] || mif='echo 1 >/proc/self/make-it-fail && '
+	echo "+ memstress --size-mb $mb $* (memory.max ${lim:-none}${lim:+M}${mif:+, make-it-fail})" >&2
+	if [ -n "$lim" ]; then
+		cg_limit $((lim * 1048576))
+		timeout "$secs" sh -c "echo \$\$ >\"\$0/cgroup.procs\" && ${mif}exec \"\$@\"" \
+			"$CG" "$ZC_BIN/memstress" --size-mb "$mb" "$@" >"$ms_out" 2>&1
+	else
+		timeout "$secs" sh -c "${mif}exec \"\$@\"" \
+			sh "$ZC_BIN/memstress" --size-mb "$mb" "$@" >"$ms_out" 2>&1
+	fi
+	ms_rc=$?
+	[ -z "$lim" ] || cg_limit max
+	cat "$ms_out" >&2; cp "$ms_out" "$ZC_OUT/" 2>/dev/null
+	ms_mib=$(grep -o 'mib_verified=[0-9.]*' "$ms_out" | cut -d= -f2)
+	return "$ms_rc"
+}
+# ms_verdict WHAT: ok or nok on the last ms_run.
+ms_verdict() {
+	if [ "$ms_rc" = 0 ]; then
+		ok "$1: every page verified (${ms_mib:-?} MiB)"
+	else
+		nok "$1: every page verified # rc=$ms_rc $(grep -m1 MISMATCH "$ms_out" || tail -n 2 "$ms_out" | tr '\n' ' ')"
+	fi
+}
 
 echo "TAP version 13"
 if [ "${ZC_INSTALL:-}" = none ]; then
@@ -324,34 +358,20 @@ if [ -n "$dmdev" ] && [ -w "$ZP/fail_alloc_every" ] && [ -x "$ZC_BIN/memstress" 
 	dm_good >/dev/null 2>&1
 	if [ -n "$have_cg" ]; then
 		ms_mb=$((mem_mb * 6 / 10)); [ -z "$QUICK" ] || ms_mb=$((mem_mb * 3 / 10))
-		lim_mb=$((ms_mb / 2)) passes=2; [ -z "$QUICK" ] || passes=1
+		passes=2; [ -z "$QUICK" ] || passes=1
 	else
-		ms_mb=$((mem_mb * 11 / 10)) lim_mb='' passes=1
+		ms_mb=$((mem_mb * 11 / 10)) passes=1
 	fi
 	check "swap on zcache0 (1G) over $dmdev" \
 		sh -c "$ZC_IO_FN; setup 1G $dmdev && mkswap $DEV >/dev/null && swapon -p 100 $DEV"
 	inj0=$(zcs_stat injected_failures)
 	check "zcsmalloc fail_alloc_every=$every" sh -c "echo $every >$ZP/fail_alloc_every && grep -qx $every $ZP/fail_alloc_every"
-	[ -z "$lim_mb" ] || cg_limit $((lim_mb * 1048576))
-	echo "+ memstress --size-mb $ms_mb --passes $passes (memory.max ${lim_mb:-none}M)" >&2
-	if [ -n "$have_cg" ]; then
-		timeout 1200 sh -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$CG" "$ZC_BIN/memstress" --size-mb "$ms_mb" --passes "$passes" >"$W/ms-b.out" 2>&1
-	else
-		timeout 1200 "$ZC_BIN/memstress" --size-mb "$ms_mb" --passes "$passes" >"$W/ms-b.out" 2>&1
-	fi
-	rc=$?
+	ms_run ms-b 1200 "$ms_mb" --passes "$passes"
 	echo 0 >"$ZP/fail_alloc_every"
-	[ -z "$lim_mb" ] || cg_limit max
-	cat "$W/ms-b.out" >&2; cp "$W/ms-b.out" "$ZC_OUT/" 2>/dev/null
 	inj=$(( $(zcs_stat injected_failures || echo 0) - ${inj0:-0} ))
-	mib=$(grep -o 'mib_verified=[0-9.]*' "$W/ms-b.out" | cut -d= -f2)
-	if [ "$rc" = 0 ]; then
-		ok "memstress --size-mb $ms_mb --passes $passes under injected allocation failures: every page verified (${mib:-?} MiB)"
-	else
-		nok "memstress --size-mb $ms_mb --passes $passes under injected allocation failures: every page verified # rc=$rc $(tail -n 2 "$W/ms-b.out" | tr '\n' ' ')"
-	fi
+	ms_verdict "memstress --size-mb $ms_mb --passes $passes under injected allocation failures"
 	log_stats "after fail_alloc_every"
-	note "b) faults injected (zcsmalloc injected_failures): $inj; reject_nomem $(st reject_nomem); backing_writes_pool_full $(st backing_writes_pool_full); reject_alloc_fail (global) $(cat /sys/kernel/zcache/reject_alloc_fail 2>/dev/null); verified ${mib:-?} MiB"
+	note "b) faults injected (zcsmalloc injected_failures): $inj; reject_nomem $(st reject_nomem); backing_writes_pool_full $(st backing_writes_pool_full); reject_alloc_fail (global) $(cat /sys/kernel/zcache/reject_alloc_fail 2>/dev/null); verified ${ms_mib:-?} MiB"
 	# A refused ->rw_page store comes back as a bio and is stored again
 	# or, refused again, written to the backing device: how many take
 	# which way depends on timing (6.1-rt: all 40862 stored on the retry,
@@ -403,23 +423,13 @@ if [ -d "$FI/failslab" ] && [ -d "$FI/fail_page_alloc" ] && [ -n "$dmdev" ] && [
 		sh -c "$ZC_IO_FN; setup 1G $dmdev && mkswap $DEV >/dev/null && swapon -p 100 $DEV"
 	rn0=$(st reject_nomem) pf0=$(st backing_writes_pool_full)
 	check "failslab and fail_page_alloc: probability 10%, task-filter, non-sleeping allocations" fi_set 10
-	cg_limit $((ms_mb / 2 * 1048576))
-	echo "+ memstress --size-mb $ms_mb --passes 2 (memory.max $((ms_mb / 2))M, make-it-fail)" >&2
-	timeout 1200 sh -c 'echo $$ >"$0/cgroup.procs" && echo 1 >/proc/self/make-it-fail && exec "$@"' "$CG" "$ZC_BIN/memstress" --size-mb "$ms_mb" --passes 2 >"$W/ms-b2.out" 2>&1
-	rc=$?
+	MS_FAIL=1 ms_run ms-b2 1200 "$ms_mb" --passes 2
 	left=$(fi_left)
 	fi_reset
-	cg_limit max
-	cat "$W/ms-b2.out" >&2; cp "$W/ms-b2.out" "$ZC_OUT/" 2>/dev/null
 	inj=$((2000000 - left))
 	rn=$(( $(st reject_nomem) - rn0 )) pf=$(( $(st backing_writes_pool_full) - pf0 ))
-	mib=$(grep -o 'mib_verified=[0-9.]*' "$W/ms-b2.out" | cut -d= -f2)
-	if [ "$rc" = 0 ]; then
-		ok "memstress --size-mb $ms_mb --passes 2 under the kernel's fault injection: every page verified (${mib:-?} MiB)"
-	else
-		nok "memstress --size-mb $ms_mb --passes 2 under the kernel's fault injection: every page verified # rc=$rc $(tail -n 2 "$W/ms-b2.out" | tr '\n' ' ')"
-	fi
-	note "b2) kernel faults injected into memstress's allocations (failslab + fail_page_alloc): $inj; zcache reject_nomem +$rn, backing_writes_pool_full +$pf; verified ${mib:-?} MiB"
+	ms_verdict "memstress --size-mb $ms_mb --passes 2 under the kernel's fault injection"
+	note "b2) kernel faults injected into memstress's allocations (failslab + fail_page_alloc): $inj; zcache reject_nomem +$rn, backing_writes_pool_full +$pf; verified ${ms_mib:-?} MiB"
 	# As in b): refused pages are stored on the bio retry or written to
 	# the backing device; the data verified above.
 	if [ "$inj" -gt 0 ] && [ "$rn" -gt 0 ]; then
@@ -640,19 +650,10 @@ settle
 # in the cgroup at half its size, with frontswap in front of the swap on
 # WHAT; one test: every page verified.  Output in $W/NAME.out.
 fs_memstress() {
-	local out=$W/$1.out rc
-	cg_limit $((ms_mb / 2 * 1048576))
-	echo "+ memstress --size-mb $ms_mb --passes 2 --incompressible-pct 30 (memory.max $((ms_mb / 2))M), swap on $2" >&2
-	timeout 900 sh -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$CG" "$ZC_BIN/memstress" --size-mb "$ms_mb" --passes 2 --incompressible-pct 30 >"$out" 2>&1
-	rc=$?
-	cg_limit max
-	cat "$out" >&2; cp "$out" "$ZC_OUT/" 2>/dev/null
+	say "swap on $2"
+	ms_run "$1" 900 "$ms_mb" --passes 2 --incompressible-pct 30
 	say "frontswap: $(for f in stores loads load_misses reject_poor_compression reject_pool_limit stored_pages; do printf '%s=%s ' $f "$(cat /sys/kernel/zcache/$f 2>/dev/null)"; done)"
-	if [ "$rc" = 0 ]; then
-		ok "frontswap + swap on $2 under a memory cgroup limit: every page verified"
-	else
-		nok "frontswap + swap on $2 under a memory cgroup limit: every page verified # rc=$rc $(grep -m1 MISMATCH "$out")"
-	fi
+	ms_verdict "frontswap + swap on $2 under a memory cgroup limit"
 }
 if [ -e "$P/frontswap" ] && [ -n "$dmdev" ] && [ -n "$have_cg" ] && [ -x "$ZC_BIN/memstress" ]; then
 	[ -z "${old_enabled:-}" ] || { echo "$old_enabled" >"$P/enabled"; old_enabled=''; }
