@@ -38,8 +38,10 @@ kdir=$here/testkernel
 frag=$kdir/$flavour.config
 [ -f "$frag" ] || zc_die "missing $frag"
 rootfs=$("$here/rootfs.sh" "$suite")
+# The rootfs by its name (its own content hash), not its path: cache
+# lanes ($ZC_CACHE elsewhere, testkernel/ linked) share the kernels.
 hash=$(cat "$0" "$frag" "$kdir/common.config" "$kdir/guest-modules" |
-	{ cat; echo "$rootfs"; } | sha256sum | cut -c1-12)
+	{ cat; echo "${rootfs##*/}"; } | sha256sum | cut -c1-12)
 out=$ZC_CACHE/testkernel/$flavour-$hash
 if [ -f "$out/kernel.release" ]; then
 	zc_log "test kernel $flavour: cached in $out"
