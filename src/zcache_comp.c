@@ -48,12 +48,7 @@ static DEFINE_MUTEX(zcache_comp_mutex);
 static char zcache_comp_wanted[16];
 static bool zcache_comp_ready;
 
-struct zcache_comp_pcpu {
-	local_lock_t lock;
-	struct zcache_comp_ctx ctx;
-};
-
-static DEFINE_PER_CPU(struct zcache_comp_pcpu, zcache_comp_pcpu) = {
+DEFINE_PER_CPU(struct zcache_comp_pcpu, zcache_comp_pcpu) = {
 	.lock = INIT_LOCAL_LOCK(lock),
 };
 
@@ -177,26 +172,6 @@ int zcache_comp_set(const char *name)
 	return err;
 }
 ZC_EXPORT_SYMBOL(zcache_comp_set);
-
-/********************************
- * per-CPU contexts
- ********************************/
-/**
- * zcache_comp_get - this CPU's compression context
- *
- * Context: any; returns with the CPU's local lock held: no sleeping until
- * zcache_comp_put().
- */
-struct zcache_comp_ctx *zcache_comp_get(void)
-{
-	local_lock(&zcache_comp_pcpu.lock);
-	return this_cpu_ptr(&zcache_comp_pcpu.ctx);
-}
-
-void zcache_comp_put(struct zcache_comp_ctx *ctx)
-{
-	local_unlock(&zcache_comp_pcpu.lock);
-}
 
 static struct zc_comp *zcache_comp_tfm(u8 comp_id)
 {

@@ -8,6 +8,8 @@
 
 #include <linux/types.h>
 #include <linux/gfp.h>
+#include <linux/local_lock.h>
+#include <linux/percpu.h>
 #include "zcache.h"
 
 /* Allocation flags of the store path: never block, never use reserves. */
@@ -30,8 +32,30 @@ struct zcache_comp_ctx {
 	u8 *copy;
 };
 
-struct zcache_comp_ctx *zcache_comp_get(void);
-void zcache_comp_put(struct zcache_comp_ctx *ctx);
+struct zcache_comp_pcpu {
+	local_lock_t lock;
+	struct zcache_comp_ctx ctx;
+};
+DECLARE_PER_CPU(struct zcache_comp_pcpu, zcache_comp_pcpu);
+
+/*
+ * zcache_comp_get - this CPU's compression context
+ *
+ * Context: any; returns with the CPU's local lock held: no sleeping until
+ * zcache_comp_put().  Inline, so that the lock and the unlock sit in the
+ * caller for sparse, whatever context the kernel's local_lock carries
+ * (none; a spinlock's on PREEMPT_RT).
+ */
+static inline struct zcache_comp_ctx *zcache_comp_get(void)
+{
+	local_lock(&zcache_comp_pcpu.lock);
+	return this_cpu_ptr(&zcache_comp_pcpu.ctx);
+}
+
+static inline void zcache_comp_put(struct zcache_comp_ctx *ctx)
+{
+	local_unlock(&zcache_comp_pcpu.lock);
+}
 /* Compresses @src (a page) into ctx->buf with the current compressor. */
 int zcache_comp_compress(struct zcache_comp_ctx *ctx, const void *src,
 			 unsigned int *dlen, u8 *comp_id);

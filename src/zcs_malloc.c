@@ -642,11 +642,13 @@ ZC_EXPORT_SYMBOL(zcs_free);
 
 /*
  * Looks @slot up and returns its zspage with zspage->lock held for read:
- * the object stays where it is until zcs_obj_unlock().
+ * the object stays where it is until zcs_obj_unlock().  Inline, so that
+ * sparse sees the lock and the unlock in the caller whatever context the
+ * kernel's read_lock() carries (none on 6.1's PREEMPT_RT).
  */
-static struct zcs_zspage *zcs_obj_lock(struct zcs_pool *pool,
-				       unsigned long *slot, unsigned long *loc)
-	__acquires(zspage_lock)
+static inline struct zcs_zspage *zcs_obj_lock(struct zcs_pool *pool,
+					      unsigned long *slot,
+					      unsigned long *loc)
 {
 	struct zcs_zspage *zspage;
 
@@ -658,8 +660,7 @@ static struct zcs_zspage *zcs_obj_lock(struct zcs_pool *pool,
 	return zspage;
 }
 
-static void zcs_obj_unlock(struct zcs_zspage *zspage)
-	__releases(zspage_lock)
+static inline void zcs_obj_unlock(struct zcs_zspage *zspage)
 {
 	read_unlock(&zspage->lock);
 }
