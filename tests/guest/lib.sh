@@ -69,3 +69,29 @@ zc_pressure() {
 # The kernel's taint flags a test run must not set: 7 (D, died: an oops),
 # 9 (W, a WARNING), 14 (L, a soft lockup).
 bad_taint() { echo $(( $(cat /proc/sys/kernel/tainted) & ((1 << 7) | (1 << 9) | (1 << 14)) )); }
+# taint_mark: note them at the suite's start; check_taint: one test, none
+# of them set since.
+taint_mark() { ZC_TAINT0=$(bad_taint); }
+check_taint() {
+	local t
+	t=$(cat /proc/sys/kernel/tainted)
+	if [ "$(bad_taint)" = "${ZC_TAINT0:-0}" ]; then
+		ok "no oops, warning or soft lockup (tainted=$t)"
+	else
+		nok "no oops, warning or soft lockup # tainted=$t"
+	fi
+}
+
+# check_pool_limit SAMPLES LIMIT: one test: the pool's pages (column 2 of
+# each sample line) stayed within its limit (column 3), with 16 pages of
+# slack for stores in flight.
+check_pool_limit() {
+	local over peak
+	over=$(awk '$2 > $3 + 16 { c++ } END { print c + 0 }' "$1")
+	peak=$(awk '$2 > m { m = $2 } END { print m + 0 }' "$1")
+	if [ "$over" = 0 ]; then
+		ok "pool within its limit: peak $peak pages, limit $2"
+	else
+		nok "pool over its limit in $over samples: peak $peak, limit $2"
+	fi
+}

@@ -19,7 +19,7 @@ fi
 cycles=5
 [ -z "${ZC_QUICK:-}" ] || cycles=2
 echo "1..8"
-taint0=$(bad_taint)
+taint_mark
 
 check "modprobe zcsmalloc" modprobe zcsmalloc
 check "modprobe zcache" modprobe zcache
@@ -56,10 +56,5 @@ else
 	skip "zswap can be switched on and off beside zcache" "no zswap in this kernel"
 fi
 modprobe -r zcache >&2 2>/dev/null
-t=$(bad_taint)
-if [ "$t" = "$taint0" ]; then
-	ok "no oops/warning/lockup taint (tainted=$(cat /proc/sys/kernel/tainted))"
-else
-	nok "no oops/warning/lockup taint # tainted=$(cat /proc/sys/kernel/tainted)"
-fi
+check_taint
 exit $failed

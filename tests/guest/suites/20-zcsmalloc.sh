@@ -43,7 +43,7 @@ if ! modinfo zcsmalloc >/dev/null 2>&1; then
 	exit 4
 fi
 echo "1..7"
-taint0=$(bad_taint)
+taint_mark
 mountpoint -q $DBG || mount -t debugfs none $DBG 2>/dev/null
 
 # 1. self-test
@@ -153,10 +153,5 @@ else
 fi
 
 # 7. taint
-t=$(bad_taint)
-if [ "$t" = "$taint0" ]; then
-	ok "no oops/warning/lockup taint (tainted=$(cat /proc/sys/kernel/tainted))"
-else
-	nok "no oops/warning/lockup taint # tainted=$(cat /proc/sys/kernel/tainted)"
-fi
+check_taint
 exit $failed

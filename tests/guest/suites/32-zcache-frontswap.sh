@@ -14,7 +14,6 @@
 # KTAP on stdout; commands and their output on stderr.
 set -u
 . "$ZC_TESTS/guest/lib.sh"
-bad_taint() { echo $(( $(cat /proc/sys/kernel/tainted) & ((1 << 7) | (1 << 9) | (1 << 14)) )); }
 OUT=${ZC_OUT:-/tmp}
 G=/sys/kernel/zcache
 P=/sys/module/zcache/parameters
@@ -48,7 +47,7 @@ if [ ! -e $P/frontswap ]; then
 	exit 4
 fi
 echo "1..7"
-taint0=$(bad_taint)
+taint_mark
 PAGE=$(getconf PAGESIZE)
 
 # zswap is a frontswap backend too: keep it out of the measurement.
@@ -130,14 +129,7 @@ else
 fi
 
 # 5. pool limit (a few pages of slack: stores in flight)
-over=$(awk '$2 > $3 + 16 { c++ } END { print c + 0 }' "$W/samples")
-peak=$(awk '$2 > m { m = $2 } END { print m + 0 }' "$W/samples")
-limit=$(cat $G/pool_limit_pages)
-if [ "$over" = 0 ]; then
-	ok "pool within its limit: peak $peak pages, limit $limit"
-else
-	nok "pool over its limit in $over samples: peak $peak, limit $limit"
-fi
+check_pool_limit "$W/samples" "$(cat $G/pool_limit_pages)"
 
 # 6. swapoff drops the area's pages
 echo "+ swapoff $swapdev" >&2
@@ -154,9 +146,5 @@ else
 fi
 
 # 7. taint
-if [ "$(bad_taint)" = "$taint0" ]; then
-	ok "no oops, warning or soft lockup"
-else
-	nok "kernel tainted: $(cat /proc/sys/kernel/tainted)"
-fi
+check_taint
 exit $failed
