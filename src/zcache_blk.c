@@ -682,12 +682,26 @@ static const struct zcache_pool_ops zcache_blk_ram_pool_ops = {
 	static struct device_attribute zcache_blk_attr_##_name =	\
 		__ATTR(_name, 0200, NULL, zcache_blk_##_name##_store)
 
-/* Frees the backing device.  dev->lock held, nobody has the device open. */
-static void zcache_blk_free_backing(struct zcache_blk_dev *dev)
+/*
+ * Detaches the backing device into @b and @path (dev->lock held, nobody
+ * has the device open); the caller closes it with zcache_blk_put_backing()
+ * once dev->lock is dropped.  Closing takes the backing disk's open_mutex,
+ * and our ->open takes dev->lock under our own disk's open_mutex: one lock
+ * class for lockdep, so never close under dev->lock.
+ */
+static void zcache_blk_detach_backing(struct zcache_blk_dev *dev,
+				      struct zc_bdev *b, char **path)
 {
-	zc_bdev_close(&dev->backing);
-	kfree(dev->backing_path);
+	*b = dev->backing;
+	*path = dev->backing_path;
+	memset(&dev->backing, 0, sizeof(dev->backing));
 	dev->backing_path = NULL;
+}
+
+static void zcache_blk_put_backing(struct zc_bdev *b, char *path)
+{
+	zc_bdev_close(b);
+	kfree(path);
 }
 
 static void zcache_blk_deinit(struct zcache_blk_dev *dev, bool live)
@@ -1015,13 +1029,17 @@ static int zcache_blk_claim(struct zcache_blk_dev *dev)
 
 static void zcache_blk_reset(struct zcache_blk_dev *dev)
 {
+	struct zc_bdev backing;
+	char *path;
+
 	mutex_lock(&dev->lock);
 	zcache_blk_deinit(dev, true);
-	zcache_blk_free_backing(dev);
+	zcache_blk_detach_backing(dev, &backing, &path);
 	memset(&dev->stats, 0, sizeof(dev->stats));
 	dev->writeback = true;
 	dev->claimed = false;
 	mutex_unlock(&dev->lock);
+	zcache_blk_put_backing(&backing, path);
 }
 
 static ssize_t zcache_blk_reset_store(struct device *d, struct device_attribute *attr,
@@ -1258,14 +1276,17 @@ free_dev:
 static void zcache_blk_destroy(struct zcache_blk_dev *dev)
 {
 	char name[DISK_NAME_LEN];
+	struct zc_bdev backing;
+	char *path;
 
 	strscpy(name, dev->disk->disk_name, sizeof(name));
 	/* Sysfs attributes go away with the disk: no writer afterwards. */
 	del_gendisk(dev->disk);
 	mutex_lock(&dev->lock);
 	zcache_blk_deinit(dev, false);
-	zcache_blk_free_backing(dev);
+	zcache_blk_detach_backing(dev, &backing, &path);
 	mutex_unlock(&dev->lock);
+	zcache_blk_put_backing(&backing, path);
 	zc_blk_free_disk(dev->disk, false);
 	idr_remove(&zcache_blk_idr, dev->id);
 	kfree(dev);
