@@ -20,12 +20,8 @@
 # KTAP on stdout; commands and their output on stderr; the figures as '# '
 # diagnostic lines and in $ZC_OUT/cleancache-stats.txt.
 set -u
-n=0 failed=0
-ok() { n=$((n + 1)); echo "ok $n $*"; }
-nok() { n=$((n + 1)); failed=1; echo "not ok $n $*"; }
-skip() { n=$((n + 1)); echo "ok $n $1 # SKIP $2"; }
+. "$ZC_TESTS/guest/lib.sh"
 diag() { echo "# $*"; }
-bad_taint() { echo $(( $(cat /proc/sys/kernel/tainted) & ((1 << 7) | (1 << 9) | (1 << 14)) )); }
 OUT=${ZC_OUT:-/tmp}
 G=/sys/kernel/zcache
 P=/sys/module/zcache/parameters
@@ -70,7 +66,7 @@ if [ ! -e $P/cleancache ]; then
 	exit 1
 fi
 echo "1..8"
-taint0=$(bad_taint)
+taint_mark
 mark=$(dmesg | wc -l)
 PAGE=$(getconf PAGESIZE)
 echo Y >$P/enabled
@@ -179,14 +175,7 @@ else
 fi
 
 # 6. pool limit (a few pages of slack: stores in flight)
-over=$(awk '$2 > $3 + 16 { c++ } END { print c + 0 }' "$W/samples")
-peak=$(awk '$2 > m { m = $2 } END { print m + 0 }' "$W/samples")
-limit=$(cat $G/pool_limit_pages)
-if [ "$over" = 0 ]; then
-	ok "pool within its limit: peak $peak pages, limit $limit"
-else
-	nok "pool over its limit in $over samples: peak $peak, limit $limit"
-fi
+check_pool_limit "$W/samples" "$(cat $G/pool_limit_pages)"
 
 # 7. umount: invalidate_fs destroys the file system's pool
 if [ -z "$mnt" ]; then
@@ -210,7 +199,7 @@ fi
 # 8. taint and splats
 dmesg | tail -n +"$((mark + 1))" >"$W/dmesg"
 splat=$(grep -a -m1 -E 'BUG:|WARNING:|Oops|KASAN:|UBSAN:|Call Trace:|lockdep|circular locking|soft lockup|blocked for more than' "$W/dmesg")
-if [ "$(bad_taint)" = "$taint0" ] && [ -z "$splat" ]; then
+if [ "$(bad_taint)" = "$ZC_TAINT0" ] && [ -z "$splat" ]; then
 	ok "no oops, warning or soft lockup"
 else
 	nok "kernel tainted ($(cat /proc/sys/kernel/tainted)) or splat: ${splat:-none}"
