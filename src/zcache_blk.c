@@ -683,9 +683,9 @@ static const struct zcache_pool_ops zcache_blk_ram_pool_ops = {
 		__ATTR(_name, 0200, NULL, zcache_blk_##_name##_store)
 
 /*
- * Detaches the backing device into @b and @path (dev->lock held, nobody
- * has the device open); the caller closes it with zcache_blk_put_backing()
- * once dev->lock is dropped.  Closing takes the backing disk's open_mutex,
+ * Detaches the backing device into @b and @path (dev->lock held, no
+ * disksize set); the caller closes it with zcache_blk_put_backing() once
+ * dev->lock is dropped.  Closing takes the backing disk's open_mutex,
  * and our ->open takes dev->lock under our own disk's open_mutex: one lock
  * class for lockdep, so never close under dev->lock.
  */
@@ -889,8 +889,8 @@ static ssize_t zcache_blk_backing_dev_store(struct device *d,
 					    const char *buf, size_t len)
 {
 	struct zcache_blk_dev *dev = zcache_blk_dev_of(d);
-	struct zc_bdev backing = {}, old = {};
-	char *path, *old_path = NULL;
+	struct zc_bdev backing = {}, old;
+	char *path, *old_path;
 	bool none;
 	int ret;
 
@@ -940,18 +940,16 @@ static ssize_t zcache_blk_backing_dev_store(struct device *d,
 		ret = -EBUSY;
 		goto out;
 	}
-	old = dev->backing;
-	old_path = dev->backing_path;
+	zcache_blk_detach_backing(dev, &old, &old_path);
 	dev->backing = backing;
 	dev->backing_path = none ? NULL : path;
 	mutex_unlock(&dev->lock);
-	backing = old;		/* closed below */
-	if (!none)
-		path = NULL;
-	ret = len;
+	zcache_blk_put_backing(&old, old_path);
+	if (none)
+		kfree(path);
+	return len;
 out:
 	zc_bdev_close(&backing);
-	kfree(old_path);
 	kfree(path);
 	return ret;
 }
