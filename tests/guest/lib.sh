@@ -5,6 +5,16 @@
 # Suites print KTAP on stdout and their commands on stderr.
 
 n=0 failed=0
+
+# The KTAP header of a suite that tests the package; the whole suite is
+# skipped (exit 4) in runs that install none (vm/run.sh --install none).
+tap_begin_package() {
+	echo "TAP version 13"
+	if [ "${ZC_INSTALL:-}" = none ]; then
+		echo "1..0 # SKIP no package installed (ZC_INSTALL=none)"
+		exit 4
+	fi
+}
 ok() { n=$((n + 1)); echo "ok $n $*"; }
 nok() { n=$((n + 1)); failed=1; echo "not ok $n $*"; }
 skip() { n=$((n + 1)); echo "ok $n $1 # SKIP ${2:-}"; }

@@ -9,11 +9,7 @@
 set -u
 . "$ZC_TESTS/guest/lib.sh"
 
-echo "TAP version 13"
-if [ "${ZC_INSTALL:-}" = none ]; then
-	echo "1..0 # SKIP no package installed (ZC_INSTALL=none)"
-	exit 4
-fi
+tap_begin_package
 kver=$(uname -r)
 echo "1..8"
 echo "# kernel $kver, install ${ZC_INSTALL:-?}"

@@ -11,11 +11,7 @@ loaded() { [ -d "/sys/module/$1" ]; }
 cleanup() { modprobe -r zcache zcsmalloc 2>/dev/null || true; }
 trap cleanup EXIT
 
-echo "TAP version 13"
-if [ "${ZC_INSTALL:-}" = none ]; then
-	echo "1..0 # SKIP no package installed (ZC_INSTALL=none)"
-	exit 4
-fi
+tap_begin_package
 cycles=5
 [ -z "${ZC_QUICK:-}" ] || cycles=2
 echo "1..8"

@@ -31,11 +31,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-echo "TAP version 13"
-if [ "${ZC_INSTALL:-}" = none ]; then
-	echo "1..0 # SKIP no package installed (ZC_INSTALL=none)"
-	exit 4
-fi
+tap_begin_package
 if ! modinfo zcsmalloc >/dev/null 2>&1; then
 	# 00-package fails an install that lacks the modules; this suite
 	# only tests them (a stand-in package, e.g. the harness fixture).

@@ -43,11 +43,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-echo "TAP version 13"
-if [ "${ZC_INSTALL:-}" = none ]; then
-	echo "1..0 # SKIP no package installed (ZC_INSTALL=none)"
-	exit 4
-fi
+tap_begin_package
 echo "1..22"
 
 # --- devices and queue ---------------------------------------------------

@@ -31,11 +31,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-echo "TAP version 13"
-if [ "${ZC_INSTALL:-}" = none ]; then
-	echo "1..0 # SKIP no package installed (ZC_INSTALL=none)"
-	exit 4
-fi
+tap_begin_package
 modprobe zcache >&2
 if [ ! -e $P/frontswap ]; then
 	if [ "${ZC_SUITE:-}" = bullseye ]; then

@@ -34,11 +34,7 @@ trap cleanup EXIT
 # dmesg lines since mark $1
 since() { dmesg | tail -n +"$(($1 + 1))"; }
 
-echo "TAP version 13"
-if [ "${ZC_INSTALL:-}" = none ]; then
-	echo "1..0 # SKIP no package installed (ZC_INSTALL=none)"
-	exit 4
-fi
+tap_begin_package
 echo "1..8"
 taint_mark
 mountpoint -q $DBG || mount -t debugfs none $DBG 2>/dev/null

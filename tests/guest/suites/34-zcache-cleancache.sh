@@ -48,11 +48,7 @@ ccstat() { cat "$CC/$1" 2>/dev/null || echo 0; }
 # The cleancache pools of zcache, one name a line.
 ccpools() { awk '$1 ~ /^cleancache-/ { print $1 }' "$POOLS" 2>/dev/null | sort; }
 
-echo "TAP version 13"
-if [ "${ZC_INSTALL:-}" = none ]; then
-	echo "1..0 # SKIP no package installed (ZC_INSTALL=none)"
-	exit 4
-fi
+tap_begin_package
 mountpoint -q $DBG || mount -t debugfs none $DBG 2>/dev/null
 if [ ! -d $CC ] && ! grep -q '^CONFIG_CLEANCACHE=y' "/boot/config-$(uname -r)" 2>/dev/null; then
 	echo "1..0 # SKIP $(uname -r) has no cleancache (CONFIG_CLEANCACHE unset)"

@@ -39,11 +39,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-echo "TAP version 13"
-if [ "${ZC_INSTALL:-}" = none ]; then
-	echo "1..0 # SKIP no package installed (ZC_INSTALL=none)"
-	exit 4
-fi
+tap_begin_package
 if ! command -v zcache-swap >/dev/null || ! systemctl cat $UNIT >/dev/null 2>&1; then
 	echo "1..0 # SKIP zcache-utils is not installed (zcache-swap, $UNIT)"
 	exit 4

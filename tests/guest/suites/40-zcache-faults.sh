@@ -169,11 +169,7 @@ ms_verdict() {
 	fi
 }
 
-echo "TAP version 13"
-if [ "${ZC_INSTALL:-}" = none ]; then
-	echo "1..0 # SKIP no package installed (ZC_INSTALL=none)"
-	exit 4
-fi
+tap_begin_package
 mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug 2>/dev/null
 say "guest: $(uname -r), ${mem_mb} MiB, quick=${QUICK:-0}, memory cgroup: ${have_cg:-no}"
 
