@@ -40,7 +40,9 @@
 # run; ZC_FORCE_WARN=1 injects a fake "WARNING:" line into the guest kernel
 # log.  Both prove that the harness fails the run and names the cause.
 # ZC_SUITE_TIMEOUT (default 3600) limits each guest suite; ZC_WATCH_SECS
-# (default 60) is the interval of the guest's progress lines.
+# (default 60) is the interval of the guest's progress lines; ZC_TIME_SCALE
+# (default 1) multiplies the suites' own workload time limits (the debug
+# kernel's runs: 4).
 #
 # Prints one tab-separated result line on stdout (suite, kernel, install,
 # passed, failed, skipped, wall seconds, PASS/FAIL, detail) and writes it to
@@ -201,6 +203,7 @@ run_id="$name-$$-$RANDOM"
 	# Optional: a suite's time limit and the progress interval (guest/run.sh).
 	echo "ZC_SUITE_TIMEOUT=${ZC_SUITE_TIMEOUT:-3600}"
 	echo "ZC_WATCH_SECS=${ZC_WATCH_SECS:-60}"
+	echo "ZC_TIME_SCALE=${ZC_TIME_SCALE:-1}"
 } >"$share/run.env"
 
 qemu=(qemu-system-x86_64 -accel tcg -smp "$smp" -m "$mem" -nodefaults

@@ -49,12 +49,14 @@ vm-cleancache-test: deb
 ##                 quick; any KASAN/lockdep/kmemleak report fails the run.
 ##                 Every swapped page costs 10-30x more than on a stock
 ##                 kernel: 2-3 hours under TCG, a 3 h limit, 2.5 h per suite
-##                 (ZC_SUITE_TIMEOUT); VM_ARGS="--only '@(w*|30*)'" runs a
+##                 (ZC_SUITE_TIMEOUT), 4x the workloads' own time limits
+##                 (ZC_TIME_SCALE); VM_ARGS="--only '@(w*|30*)'" runs a
 ##                 part.  (A 640 MiB guest would halve the workloads, but
 ##                 9p's 256 KiB readdir buffer then fails to allocate:
 ##                 docs/reliability.md.)
 vm-debug-test: deb
-	ZC_SUITE_TIMEOUT=$${ZC_SUITE_TIMEOUT:-9000} vm/matrix.sh --install fast --test-kernel debug --quick --scratch 2G:none \
+	ZC_SUITE_TIMEOUT=$${ZC_SUITE_TIMEOUT:-9000} ZC_TIME_SCALE=$${ZC_TIME_SCALE:-4} \
+		vm/matrix.sh --install fast --test-kernel debug --quick --scratch 2G:none \
 		--timeout 10800 $(VM_ARGS) bookworm
 
 ## vm-harness-catch  prove the harness fails runs: a test forced to fail

@@ -138,9 +138,10 @@ mismatch() { grep -q MISMATCH "$1"; }
 # limited to MB/2 when there is one (else as it is); with MS_FAIL=1 its
 # make-it-fail is set (the kernel's fault injection, task-filter).  Output
 # in $W/NAME.out, also on stderr and in $ZC_OUT.  Sets ms_rc, ms_mib
-# (mib_verified) and ms_out.
+# (mib_verified) and ms_out.  SECS is multiplied by ZC_TIME_SCALE (slow
+# test kernels).
 ms_run() {
-	local name=$1 secs=$2 mb=$3 lim='' mif=''
+	local name=$1 secs=$(($2 * ${ZC_TIME_SCALE:-1})) mb=$3 lim='' mif=''
 	shift 3
 	ms_out=$W/$name.out
 	[ -z "$have_cg" ] || lim=$((mb / 2))
