@@ -32,7 +32,8 @@
 #      whose report (a Call Trace) the runner counts as a splat.
 #   d) lifecycle: unload refused while /dev/zcache0 is swapped on or open;
 #      N load/configure/unload cycles of zcache and zcsmalloc without a
-#      leak (zcsmalloc pools and leaked objects, slab); swapoff under load.
+#      leak (zcsmalloc pools and leaked objects; slab, or kmemleak where it
+#      runs); swapoff under load.
 #   e) bad input that 31-zcache-input does not try: backing devices that
 #      are mounted, active swap, held by device-mapper, a zcache device,
 #      read-only, smaller than a page, gone (a detached loop device);
