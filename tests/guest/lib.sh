@@ -2,7 +2,8 @@
 #
 # tests/guest/lib.sh: what the guest suites share.  Sourced by a suite:
 #   . "$ZC_TESTS/guest/lib.sh"
-# Suites print KTAP on stdout and their commands on stderr.
+# Suites print KTAP on stdout and their commands on stderr.  The runner
+# (run.sh) sources it too, for mem_avail_mb and kmemleak_scan.
 
 n=0 failed=0
 
@@ -30,6 +31,20 @@ run() { echo "+ $*" >&2; "$@" >&2; }
 PAGE=$(getconf PAGESIZE)
 MEM_KB=$(awk '/^MemTotal:/ { print $2 }' /proc/meminfo)
 MEM_MB=$((MEM_KB / 1024))
+# mem_avail_mb: the kernel's estimate of what can be allocated without
+# swapping (MemAvailable), in MiB.
+mem_avail_mb() { awk '/^MemAvailable:/ { print int($2 / 1024) }' /proc/meminfo; }
+# kmemleak_scan OUT: where kmemleak runs (debugfs mounted), two scans 5 s
+# apart (an object is reported once no scan found a reference to it), its
+# report to OUT and the number of unreferenced objects on stdout.  Status
+# 1, nothing written, where the kernel has no kmemleak.
+kmemleak_scan() {
+	local k=/sys/kernel/debug/kmemleak
+	[ -w $k ] || return 1
+	echo scan >$k; sleep 5; echo scan >$k
+	cat $k >"$1"
+	grep -c '^unreferenced object' "$1" || :
+}
 
 # Page I/O on the block device $DEV (direct I/O, PAGE-sized blocks), for
 # suites that set DEV and a work directory W:

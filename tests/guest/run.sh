@@ -28,6 +28,7 @@ if ! grep -q -E '(^| )zcshare=(9p|disk)( |$)' /proc/cmdline && [ "${ZC_NO_POWERO
 fi
 DMESG=${ZC_DMESG_CMD:-dmesg}
 export ZC_TESTS=${ZC_TESTS:-$(cd "$(dirname "$0")/.." && pwd)}
+. "$ZC_TESTS/guest/lib.sh" || exit 2	# mem_avail_mb, kmemleak_scan
 R=${ZC_RESULTS:?ZC_RESULTS must name the writable results directory}
 export ZC_BIN=${ZC_BIN:-/var/tmp/zc-bin}
 export ZC_SUITE=${ZC_SUITE:-unknown} ZC_QUICK=${ZC_QUICK:-}
@@ -137,7 +138,7 @@ watch_suite() {	# NAME START
 	while sleep "$WATCH_SECS"; do
 		now=$(( $(date +%s) - $2 ))
 		out=$(vmstat_pages pswpout) in=$(vmstat_pages pswpin)
-		mem=$(awk '/^MemAvailable:/ { print int($2 / 1024) }' /proc/meminfo)
+		mem=$(mem_avail_mb)
 		swap=$(awk '/^SwapTotal:/ { t = $2 } /^SwapFree:/ { f = $2 } END { print int((t - f) / 1024) }' /proc/meminfo)
 		pool=$(cat /sys/kernel/zcache/pool_pages 2>/dev/null || echo -)
 		say "    $1: ${now}s: swapped out/in ${out:-?}/${in:-?} pages, swap used ${swap} MiB, available ${mem} MiB, zcache pool ${pool} pages"
@@ -222,12 +223,8 @@ done
 # 4. The kernel log of the whole boot; kmemleak where the kernel has it.
 if [ "${ZC_NO_POWEROFF:-0}" = 1 ]; then :
 elif [ -w /sys/kernel/debug/kmemleak ] || mount -t debugfs none /sys/kernel/debug 2>/dev/null; then
-	if [ -w /sys/kernel/debug/kmemleak ]; then
-		echo scan >/sys/kernel/debug/kmemleak; sleep 5; echo scan >/sys/kernel/debug/kmemleak
-		cat /sys/kernel/debug/kmemleak >"$R/kmemleak.txt"
-		if [ -s "$R/kmemleak.txt" ]; then
-			all_ok=0; echo "kmemleak: $(grep -c unreferenced "$R/kmemleak.txt") leak(s)" >>"$R/failures.txt"
-		fi
+	if leaks=$(kmemleak_scan "$R/kmemleak.txt") && [ "$leaks" != 0 ]; then
+		all_ok=0; echo "kmemleak: $leaks leak(s)" >>"$R/failures.txt"
 	fi
 fi
 $DMESG >"$R/dmesg.txt"

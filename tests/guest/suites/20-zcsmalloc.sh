@@ -119,7 +119,7 @@ else
 	# what is available (a debug kernel leaves about 330 MiB of 1 GiB),
 	# or the whole guest thrashes: 3/4 of MemAvailable at most, the
 	# cgroup 5/12 of it, as 384/160 does.
-	avail=$(awk '/^MemAvailable:/ { print int($2 / 1024) }' /proc/meminfo)
+	avail=$(mem_avail_mb)
 	wl=384
 	[ $((avail * 3 / 4)) -ge $wl ] || wl=$((avail * 3 / 4))
 	zc_pressure $wl $((wl * 5 / 12))

@@ -510,14 +510,11 @@ fi
 # kmemleak keeps its own per-object records (the debug kernel grew 3964
 # KiB over 20 cycles with nothing unreferenced); where kmemleak runs, it
 # decides: nothing unreferenced after the cycles.
-kml=/sys/kernel/debug/kmemleak
-if [ -w $kml ]; then
-	echo scan >$kml; sleep 5; echo scan >$kml
-	leaks=$(grep -c '^unreferenced object' $kml)
+if leaks=$(kmemleak_scan "$W/kmemleak.txt"); then
 	if [ "$leaks" = 0 ]; then
 		ok "kmemleak after the $cycles cycles: no unreferenced object (slab ${grow} KiB, no measure here)"
 	else
-		cat $kml >&2
+		cat "$W/kmemleak.txt" >&2
 		nok "kmemleak after the $cycles cycles # $leaks unreferenced objects"
 	fi
 elif [ "$grow" -le $((512 + 4 * cycles)) ]; then
