@@ -17,8 +17,9 @@
  *
  * Context: zcache_store(), zcache_load(), zcache_invalidate*() never sleep
  * and may be called from the block layer's submit path (process context,
- * atomic or not).  Allocations are GFP_NOWAIT | __GFP_NOWARN |
- * __GFP_NOMEMALLOC: they never block and never dip into reserves.
+ * atomic or not).  Allocations are GFP_NOWAIT | __GFP_NOWARN: they never
+ * block; from reclaim context (PF_MEMALLOC) they may use the reserves, to
+ * store a page that reclaim then frees.
  * zcache_pool_create(), zcache_pool_destroy(), zcache_pool_writeback() and
  * zcache_writeback_wait() may sleep.
  */

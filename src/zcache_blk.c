@@ -27,10 +27,21 @@
  * read-modify-write with synchronous backing I/O; ->submit_bio cannot wait
  * for a bio of its own (it sits on current->bio_list until we return).
  *
- * Swap's fast path: the device is synchronous.  On 5.10 and 6.1 that is
- * ->rw_page, which serves pool hits (and stores that succeed) and returns
- * -EAGAIN otherwise, so that the kernel retries the page as a bio (backing
- * I/O is never waited for there); on 6.12 and later BLK_FEAT_SYNCHRONOUS.
+ * How swap sees the device (docs/zcache-blk.md, "Data path"): it is NOT
+ * synchronous (no ->rw_page, no BLK_FEAT_SYNCHRONOUS), so swap keeps every
+ * page it reads in the swap cache, reads ahead around a fault and plugs
+ * its writes, as for a disk.  A synchronous device makes do_swap_page()
+ * bypass the swap cache and free the slot on every swap-in: a page read
+ * back and not modified must then be written again at the next reclaim,
+ * and swap readahead is off.  Loads into a swap-cache page are exclusive:
+ * the pool drops its copy and the page is marked dirty (the swap address
+ * space has no dirty accounting), so the pool holds no copy of a page that
+ * is in RAM, and a page read from the backing device stays clean with its
+ * slot and its data there.  Stores run in reclaim context (kswapd, direct
+ * reclaim) and may use the reserves there, as zram and zswap do: the pool
+ * limit bounds what they take.  When the pool is full, new pages are
+ * written through to the backing device; cold pages are written back only
+ * when the admin turns write-back on (writeback=1 before disksize).
  *
  * Lock ordering: disk->open_mutex -> zcache_blk_dev.lock (->open);
  * zcache_blk_idr_lock -> zcache_blk_dev.lock.  Removal drops dev->lock
@@ -239,21 +250,34 @@ static int zcache_blk_backing_rw(struct zcache_blk_dev *dev,
 
 /*
  * Read page @page of @dev into @data.  Returns 0 when done, 1 when a
- * backing read was chained to @parent, -EAGAIN when the data is on the
- * backing device and @parent is ERR_PTR(-EAGAIN) (->rw_page: let the bio
- * path do it), or -EIO.
+ * backing read was chained to @parent, or -EIO.
+ *
+ * A pool hit into a swap-cache page is exclusive: the pool drops its copy
+ * and the page is marked dirty, so that reclaim writes it again before it
+ * can be dropped (the data now lives only in that page).  The page is
+ * locked by the swap read path until the bio completes, as for zswap's
+ * loads.  Any other reader (the block device read directly, the
+ * read-modify-write worker) leaves the pool copy in place.
  */
 static int zcache_blk_read_page(struct zcache_blk_dev *dev, unsigned long page,
 				struct page *data, struct bio *parent)
 {
+	bool exclusive = PageSwapCache(data);
 	int ret;
 
 	if (test_bit(page, dev->error_map))
 		return -EIO;
 	ret = zcache_load(dev->pool, zcache_blk_oid(page),
-			  zcache_blk_index(page), data, false);
-	if (ret == 0)
+			  zcache_blk_index(page), data, exclusive);
+	if (ret == 0) {
+		if (exclusive) {
+			SetPageDirty(data);
+			/* Dropped from the pool: no backing copy either. */
+			clear_bit(page, dev->backing_map);
+			atomic64_inc(&dev->stats.exclusive_loads);
+		}
 		goto done;
+	}
 	if (ret != -ENOENT) {
 		/* The core dropped a page that did not decompress. */
 		set_bit(page, dev->error_map);
@@ -263,8 +287,6 @@ static int zcache_blk_read_page(struct zcache_blk_dev *dev, unsigned long page,
 		return -EIO;
 	}
 	if (dev->backing.bdev && test_bit(page, dev->backing_map)) {
-		if (IS_ERR(parent))
-			return -EAGAIN;
 		ret = zcache_blk_backing_rw(dev, page, data, false, 0, parent);
 		if (ret)
 			return ret;
@@ -278,10 +300,10 @@ done:
 }
 
 /*
- * Write @data as page @page of @dev: into the pool, or to the backing
- * device when the pool refuses it.  @parent as for zcache_blk_read_page():
- * with ERR_PTR(-EAGAIN) (->rw_page) a refused page is not written at all
- * and -EAGAIN returned.  Returns 0, 1 (chained) or a negative errno.
+ * Write @data as page @page of @dev: into the pool, or through to the
+ * backing device when the pool refuses it (compressed once either way).
+ * Returns 0, 1 (a backing write was chained to @parent) or a negative
+ * errno.
  */
 static int zcache_blk_write_page(struct zcache_blk_dev *dev,
 				 unsigned long page, struct page *data,
@@ -291,14 +313,6 @@ static int zcache_blk_write_page(struct zcache_blk_dev *dev,
 	pgoff_t index = zcache_blk_index(page);
 	enum zcache_blk_bw_reason reason;
 	int ret;
-
-	if (!IS_ERR(parent) && dev->backing.bdev &&
-	    test_and_clear_bit(page, dev->nocomp_map)) {
-		/* ->rw_page just found it incompressible: skip the retry. */
-		zcache_invalidate(dev->pool, oid, index);
-		reason = ZCACHE_BLK_BW_INCOMPRESSIBLE;
-		goto backing;
-	}
 
 	ret = zcache_store(dev->pool, oid, index, data);
 	switch (ret) {
@@ -334,13 +348,7 @@ static int zcache_blk_write_page(struct zcache_blk_dev *dev,
 				    zcache_blk_name(dev), page, ret);
 		return -EIO;
 	}
-	if (IS_ERR(parent)) {
-		if (ret == -E2BIG)
-			set_bit(page, dev->nocomp_map);
-		return -EAGAIN;
-	}
 
-backing:
 	/* An older copy of this page being written back must land first. */
 	zcache_writeback_wait(dev->pool, oid, index);
 	ret = zcache_blk_backing_rw(dev, page, data, true, reason, parent);
@@ -365,7 +373,6 @@ static void zcache_blk_discard_pages(struct zcache_blk_dev *dev,
 		zcache_writeback_wait(dev->pool, oid, index);
 		clear_bit(page, dev->backing_map);
 		clear_bit(page, dev->error_map);
-		clear_bit(page, dev->nocomp_map);
 		atomic64_inc(&dev->stats.discarded);
 		cond_resched();
 	}
@@ -550,32 +557,6 @@ static void zcache_blk_punt_work(struct work_struct *work)
 }
 
 /*
- * ->rw_page (5.10, 6.1): pool hits and successful stores only.  Anything
- * that needs the backing device returns -EAGAIN and comes back as a bio.
- */
-static int __maybe_unused zcache_blk_rw_page(struct block_device *bdev,
-					     sector_t sector,
-					     struct page *page, bool write)
-{
-	struct zcache_blk_dev *dev = bdev->bd_disk->private_data;
-	unsigned long nr = sector >> ZCACHE_BLK_SECTOR_SHIFT;
-	int ret;
-
-	if (!zcache_blk_initialized(dev) || nr >= dev->nr_pages ||
-	    (sector & (ZCACHE_BLK_SECTORS_PER_PAGE - 1)))
-		return -EINVAL;
-	if (write)
-		ret = zcache_blk_write_page(dev, nr, page, ERR_PTR(-EAGAIN));
-	else
-		ret = zcache_blk_read_page(dev, nr, page, ERR_PTR(-EAGAIN));
-	if (!ret && !write)
-		flush_dcache_page(page);
-	return ret;
-}
-
-ZC_BLK_DEFINE_RW_PAGE(zcache_blk_rw_page)
-
-/*
  * swap_slot_free_notify: swap freed the slot.  Atomic context (under the
  * swap_info lock, or in bio completion): no write-back wait here; a copy
  * being written back may set backing_map again, which is harmless since
@@ -599,7 +580,6 @@ static void zcache_blk_slot_free_notify(struct block_device *bdev,
 				  zcache_blk_index(index));
 	clear_bit(index, dev->backing_map);
 	clear_bit(index, dev->error_map);
-	clear_bit(index, dev->nocomp_map);
 	atomic64_inc(&dev->stats.notify_free);
 }
 
@@ -635,7 +615,6 @@ static const struct block_device_operations zcache_blk_fops = {
 	.release		= zcache_blk_release_fop,
 	.submit_bio		= zcache_blk_submit_fop,
 	.swap_slot_free_notify	= zcache_blk_slot_free_notify,
-	ZC_BLK_FOPS_RW_PAGE(zcache_blk_rw_page)
 };
 
 /************************** core write-back callback **************************/
@@ -647,8 +626,6 @@ static int zcache_blk_writeback(struct zcache_pool *pool, void *owner,
 	unsigned long page = (unsigned long)(oid << ZCACHE_BLK_OBJ_SHIFT) |
 			     index;
 
-	if (!READ_ONCE(dev->writeback))
-		return -EAGAIN;
 	if (!dev->backing.bdev || page >= dev->nr_pages ||
 	    index > ZCACHE_BLK_OBJ_MASK)
 		return -EINVAL;
@@ -656,8 +633,17 @@ static int zcache_blk_writeback(struct zcache_pool *pool, void *owner,
 				     ZCACHE_BLK_BW_WRITEBACK, NULL);
 }
 
-static const struct zcache_pool_ops zcache_blk_pool_ops = {
+/* With write-back on: the core writes cold pages back when the pool is full. */
+static const struct zcache_pool_ops zcache_blk_wb_pool_ops = {
 	.writeback = zcache_blk_writeback,
+};
+
+/*
+ * With a backing device and write-back off (the default): a full pool
+ * refuses new pages, which go through to the backing device, and nothing
+ * drains the pool but the pages swap reads back or frees.
+ */
+static const struct zcache_pool_ops zcache_blk_wt_pool_ops = {
 };
 
 /* Without a backing device, a page that does not compress stays in RAM. */
@@ -712,10 +698,8 @@ static void zcache_blk_deinit(struct zcache_blk_dev *dev, bool live)
 	dev->pool = NULL;
 	kvfree(dev->backing_map);
 	kvfree(dev->error_map);
-	kvfree(dev->nocomp_map);
 	dev->backing_map = NULL;
 	dev->error_map = NULL;
-	dev->nocomp_map = NULL;
 	dev->disksize = 0;
 	dev->nr_pages = 0;
 	if (live)
@@ -782,6 +766,7 @@ static ssize_t zcache_blk_disksize_store(struct device *d, struct device_attribu
 			      const char *buf, size_t len)
 {
 	struct zcache_blk_dev *dev = zcache_blk_dev_of(d);
+	const struct zcache_pool_ops *ops;
 	unsigned long nr_pages;
 	u64 size, limit;
 	char name[32];
@@ -832,17 +817,19 @@ static ssize_t zcache_blk_disksize_store(struct device *d, struct device_attribu
 				    sizeof(unsigned long), GFP_KERNEL);
 	dev->error_map = kvcalloc(BITS_TO_LONGS(nr_pages),
 				  sizeof(unsigned long), GFP_KERNEL);
-	dev->nocomp_map = kvcalloc(BITS_TO_LONGS(nr_pages),
-				   sizeof(unsigned long), GFP_KERNEL);
-	if (!dev->backing_map || !dev->error_map || !dev->nocomp_map) {
+	if (!dev->backing_map || !dev->error_map) {
 		pr_warn("%s: disksize: no memory for the page maps of %llu bytes\n",
 			zcache_blk_name(dev), size);
 		goto fail;
 	}
 	snprintf(name, sizeof(name), "%s", zcache_blk_name(dev));
-	dev->pool = zcache_pool_create(ZCACHE_POOL_PERSISTENT, name,
-				       dev->backing.bdev ? &zcache_blk_pool_ops :
-				       &zcache_blk_ram_pool_ops, dev);
+	if (!dev->backing.bdev)
+		ops = &zcache_blk_ram_pool_ops;
+	else if (dev->writeback)
+		ops = &zcache_blk_wb_pool_ops;
+	else
+		ops = &zcache_blk_wt_pool_ops;
+	dev->pool = zcache_pool_create(ZCACHE_POOL_PERSISTENT, name, ops, dev);
 	if (!dev->pool) {
 		pr_warn("%s: disksize: cannot create the pool\n",
 			zcache_blk_name(dev));
@@ -852,9 +839,10 @@ static ssize_t zcache_blk_disksize_store(struct device *d, struct device_attribu
 	dev->disksize = size;
 	zc_blk_set_capacity(dev->disk, (sector_t)nr_pages <<
 			    ZCACHE_BLK_SECTOR_SHIFT);
-	pr_info("%s: created: %llu bytes, backing device %s\n",
+	pr_info("%s: created: %llu bytes, backing device %s, write-back %s\n",
 		zcache_blk_name(dev), size,
-		dev->backing_path ? dev->backing_path : "none");
+		dev->backing_path ? dev->backing_path : "none",
+		ops == &zcache_blk_wb_pool_ops ? "on" : "off");
 	ret = len;
 	goto out;
 fail:
@@ -955,10 +943,21 @@ out:
 }
 ZCACHE_BLK_ATTR_RW(backing_dev);
 
+/*
+ * writeback: 1 = when the pool is full, the core writes its coldest pages
+ * back to the backing device to make room; 0 (default) = new pages go
+ * through to the backing device instead.  Set before disksize.
+ */
 static ssize_t zcache_blk_writeback_show(struct device *d, struct device_attribute *attr,
 			      char *buf)
 {
-	return sysfs_emit(buf, "%d\n", READ_ONCE(zcache_blk_dev_of(d)->writeback));
+	struct zcache_blk_dev *dev = zcache_blk_dev_of(d);
+	ssize_t ret;
+
+	mutex_lock(&dev->lock);
+	ret = sysfs_emit(buf, "%d\n", dev->writeback);
+	mutex_unlock(&dev->lock);
+	return ret;
 }
 
 static ssize_t zcache_blk_writeback_store(struct device *d, struct device_attribute *attr,
@@ -972,7 +971,15 @@ static ssize_t zcache_blk_writeback_store(struct device *d, struct device_attrib
 			zcache_blk_name(dev), zcache_blk_arglen(buf), buf);
 		return -EINVAL;
 	}
-	WRITE_ONCE(dev->writeback, on);
+	mutex_lock(&dev->lock);
+	if (zcache_blk_initialized(dev)) {
+		mutex_unlock(&dev->lock);
+		pr_warn("%s: writeback: device in use (disksize set); reset it first\n",
+			zcache_blk_name(dev));
+		return -EBUSY;
+	}
+	dev->writeback = on;
+	mutex_unlock(&dev->lock);
 	return len;
 }
 ZCACHE_BLK_ATTR_RW(writeback);
@@ -993,9 +1000,10 @@ static ssize_t zcache_blk_writeback_pages_store(struct device *d,
 		return -EINVAL;
 	}
 	mutex_lock(&dev->lock);
-	if (!zcache_blk_initialized(dev) || !dev->backing.bdev) {
+	if (!zcache_blk_initialized(dev) || !dev->backing.bdev ||
+	    !dev->writeback) {
 		mutex_unlock(&dev->lock);
-		pr_warn("%s: writeback_pages: needs a backing device and a disksize\n",
+		pr_warn("%s: writeback_pages: needs a backing device, writeback=1 and a disksize\n",
 			zcache_blk_name(dev));
 		return -EINVAL;
 	}
@@ -1034,7 +1042,7 @@ static void zcache_blk_reset(struct zcache_blk_dev *dev)
 	zcache_blk_deinit(dev, true);
 	zcache_blk_detach_backing(dev, &backing, &path);
 	memset(&dev->stats, 0, sizeof(dev->stats));
-	dev->writeback = true;
+	dev->writeback = false;
 	dev->claimed = false;
 	mutex_unlock(&dev->lock);
 	zcache_blk_put_backing(&backing, path);
@@ -1117,6 +1125,7 @@ ZCACHE_BLK_DEV_STAT(failed_writes);
 ZCACHE_BLK_DEV_STAT(io_errors);
 ZCACHE_BLK_DEV_STAT(discarded);
 ZCACHE_BLK_DEV_STAT(notify_free);
+ZCACHE_BLK_DEV_STAT(exclusive_loads);
 
 /* The ratios of zcache.h for this device's pool, two decimals. */
 #define ZCACHE_BLK_RATIO(_name)						\
@@ -1189,6 +1198,7 @@ static struct attribute *zcache_blk_attrs[] = {
 	&zcache_blk_attr_io_errors.attr,
 	&zcache_blk_attr_discarded.attr,
 	&zcache_blk_attr_notify_free.attr,
+	&zcache_blk_attr_exclusive_loads.attr,
 	&zcache_blk_attr_mm_stat.attr,
 	NULL,
 };
@@ -1211,7 +1221,6 @@ static const struct zc_blk_limits zcache_blk_limits = {
 	.discard_granularity		= PAGE_SIZE,
 	.max_write_zeroes_sectors	= UINT_MAX,
 	.dma_alignment			= PAGE_SIZE - 1,
-	.synchronous			= true,
 	.stable_writes			= true,
 	.io_stat			= true,
 };
@@ -1237,7 +1246,6 @@ static int zcache_blk_add(void)
 	spin_lock_init(&dev->punt_lock);
 	bio_list_init(&dev->punted);
 	INIT_WORK(&dev->punt_work, zcache_blk_punt_work);
-	dev->writeback = true;
 
 	disk = zc_blk_alloc_disk(&zcache_blk_limits);
 	if (IS_ERR(disk)) {
@@ -1363,7 +1371,7 @@ out:
 }
 
 static struct class_attribute zcache_blk_class_attr_add =
-	__ATTR(add, 0644, zcache_blk_control_add_show,
+	__ATTR(add, 0600, zcache_blk_control_add_show,
 	       zcache_blk_control_add_store);
 static struct class_attribute zcache_blk_class_attr_remove =
 	__ATTR(remove, 0200, NULL, zcache_blk_control_remove_store);

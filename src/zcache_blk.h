@@ -54,6 +54,7 @@ struct zcache_blk_stats {
 	atomic64_t io_errors;		/* backing I/O errors, lost pages */
 	atomic64_t discarded;		/* pages freed by discard/write zeroes */
 	atomic64_t notify_free;		/* pages freed by swap_slot_free_notify */
+	atomic64_t exclusive_loads;	/* pool hits into swap-cache pages, dropped */
 	atomic64_t punted;		/* bios handed to the worker */
 };
 
@@ -73,12 +74,11 @@ struct zcache_blk_stats {
  *	the pool misses; the pool copy, when there is one, is newer)
  * @error_map: bit n: page n's last write or load failed; reads of it fail
  *	until it is written again or discarded (never a silent loss)
- * @nocomp_map: bit n: ->rw_page found page n incompressible; the bio path
- *	that retries the page sends it to the backing device without trying
- *	again (5.10, 6.1)
  * @backing: the backing device, opened exclusively; bdev NULL if none
  * @backing_path: the path it was opened by, for sysfs
- * @writeback: the core may write cold pages back to the backing device
+ * @writeback: the pool is made (at disksize) with write-back: when full,
+ *	the core writes cold pages back to the backing device (default off:
+ *	new pages go through to it instead)
  * @openers: opens of the block device now
  * @claimed: a reset or removal is under way: opens fail with -EBUSY
  * @punt_lock: guards @punted
@@ -95,7 +95,6 @@ struct zcache_blk_dev {
 	struct zcache_pool *pool;
 	unsigned long *backing_map;
 	unsigned long *error_map;
-	unsigned long *nocomp_map;
 	struct zc_bdev backing;
 	char *backing_path;
 	bool writeback;

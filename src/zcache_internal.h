@@ -12,8 +12,13 @@
 #include <linux/percpu.h>
 #include "zcache.h"
 
-/* Allocation flags of the store path: never block, never use reserves. */
-#define ZCACHE_GFP	(GFP_NOWAIT | __GFP_NOWARN | __GFP_NOMEMALLOC)
+/*
+ * Allocation flags of the store path: never block.  No __GFP_NOMEMALLOC:
+ * a store from reclaim (kswapd, direct reclaim: PF_MEMALLOC) frees a page
+ * and may use the reserves to do it, as zram's and zswap's do; the pool
+ * limit bounds what the pool takes.
+ */
+#define ZCACHE_GFP	(GFP_NOWAIT | __GFP_NOWARN)
 
 /* Compression (zcache_comp.c). */
 #define ZCACHE_COMP_NONE	0xff

@@ -8,7 +8,7 @@
  *
  *   struct zc_blk_limits + zc_blk_alloc_disk(&lim)
  *	one description of the queue (block size, discard, write zeroes,
- *	synchronous, stable writes, non-rotational, I/O statistics) applied
+ *	stable writes, non-rotational, I/O statistics) applied
  *	through blk_alloc_queue() + alloc_disk() + blk_queue_*() setters
  *	(5.10), blk_alloc_disk(node) + setters (5.14, 6.1) or
  *	blk_alloc_disk(&queue_limits, node) (6.9).  ERR_PTR on failure.
@@ -24,13 +24,6 @@
  *   ZC_BLK_DEFINE_OPEN(fn) / ZC_BLK_DEFINE_RELEASE(fn)
  *	->open(bdev, fmode_t) / ->release(disk, fmode_t) before 6.5,
  *	->open(disk, blk_mode_t) / ->release(disk) since; fn takes the disk.
- *   ZC_BLK_HAVE_RW_PAGE, ZC_BLK_DEFINE_RW_PAGE(fn), ZC_BLK_FOPS_RW_PAGE(fn)
- *	->rw_page (before 6.9) is what makes swapon choose the synchronous
- *	path; fn(bdev, sector, page, bool is_write) (never given a huge
- *	page: the wrapper refuses those) returns 0 when the page
- *	is done (the wrapper then ends it with page_endio()) or an error,
- *	after which the kernel retries the page through ->submit_bio.  6.9 and later use
- *	BLK_FEAT_SYNCHRONOUS instead (zc_blk_limits.synchronous).
  *   struct zc_bdev + zc_bdev_open(&b, path, holder) / zc_bdev_close(&b)
  *	exclusive read-write open of a backing device by path:
  *	blkdev_get_by_path() (before 6.5) or bdev_file_open_by_path() (6.9).
@@ -48,7 +41,6 @@
 #include <linux/blkdev.h>
 #include <linux/err.h>
 #include <linux/fs.h>
-#include <linux/pagemap.h>	/* page_endio() (5.10, 6.1) */
 
 /* Queue description, applied in one of three ways below. */
 struct zc_blk_limits {
@@ -57,7 +49,6 @@ struct zc_blk_limits {
 	unsigned int discard_granularity;
 	unsigned int max_write_zeroes_sectors;	/* 0: no write zeroes */
 	unsigned int dma_alignment;		/* mask, e.g. PAGE_SIZE - 1 */
-	bool synchronous;	/* swap may wait on it (no readahead) */
 	bool stable_writes;	/* pages must not change under write */
 	bool io_stat;		/* account I/O in /proc/diskstats */
 };
@@ -77,8 +68,6 @@ static inline struct gendisk *zc_blk_alloc_disk(const struct zc_blk_limits *l)
 		.dma_alignment		= l->dma_alignment,
 	};
 
-	if (l->synchronous)
-		lim.features |= BLK_FEAT_SYNCHRONOUS;
 	if (l->stable_writes)
 		lim.features |= BLK_FEAT_STABLE_WRITES;
 	if (l->io_stat)
@@ -112,7 +101,6 @@ static inline void zc_blk_apply_limits(struct request_queue *q,
 		blk_queue_flag_set(QUEUE_FLAG_STABLE_WRITES, q);
 	if (l->io_stat)
 		blk_queue_flag_set(QUEUE_FLAG_IO_STAT, q);
-	/* l->synchronous: ->rw_page does it on these kernels. */
 }
 
 #if defined(HAVE_BLK_ALLOC_DISK_NODE)
@@ -225,35 +213,6 @@ static inline void zc_blk_set_capacity(struct gendisk *disk, sector_t sectors)
 	{								\
 		fn(disk);						\
 	}
-#endif
-
-/* ->rw_page; fn(bdev, sector, page, bool is_write) */
-#ifdef HAVE_BLOCK_RW_PAGE
-#define ZC_BLK_HAVE_RW_PAGE	1
-/* 6.1 API change: ->rw_page takes an enum req_op instead of unsigned int. */
-#ifdef HAVE_RW_PAGE_REQ_OP
-#define ZC_RW_PAGE_OP	enum req_op
-#else
-#define ZC_RW_PAGE_OP	unsigned int
-#endif
-#define ZC_BLK_DEFINE_RW_PAGE(fn)					\
-	static int fn##_fop(struct block_device *bdev, sector_t sector,	\
-			struct page *page, ZC_RW_PAGE_OP op)		\
-	{								\
-		int ret;						\
-									\
-		if (PageTransHuge(page))				\
-			return -EOPNOTSUPP;				\
-		ret = fn(bdev, sector, page, op_is_write(op));		\
-		if (!ret)						\
-			page_endio(page, op_is_write(op), 0);		\
-		return ret;						\
-	}
-#define ZC_BLK_FOPS_RW_PAGE(fn)	.rw_page = fn##_fop,
-#else
-#define ZC_BLK_HAVE_RW_PAGE	0
-#define ZC_BLK_DEFINE_RW_PAGE(fn)
-#define ZC_BLK_FOPS_RW_PAGE(fn)
 #endif
 
 /* Backing device: opened read-write and exclusively, by path. */

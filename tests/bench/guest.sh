@@ -169,7 +169,7 @@ cfg_available() {
 	disk) return 0 ;;
 	zswap) [ -d "$zswap_p" ] ;;
 	zram) modinfo zram >/dev/null 2>&1 ;;
-	zcache) modinfo zcache >/dev/null 2>&1 ;;
+	zcache|zcache-wb) modinfo zcache >/dev/null 2>&1 ;;
 	zcache-fs) modinfo -F parm zcache 2>/dev/null | grep -q '^frontswap:' ;;
 	*) return 1 ;;
 	esac
@@ -221,6 +221,7 @@ setup_zcache() {
 	[ -d "$ZB" ] || { echo "no $ZB"; return 1; }
 	grep . /sys/module/zcache/parameters/* >"$RUN/params.txt" 2>&1
 	echo "$P1" >"$ZB/backing_dev" || return 1
+	echo "${1:-0}" >"$ZB/writeback" || return 1
 	blockdev --getsize64 "$P1" >"$ZB/disksize" || return 1
 	mkswap /dev/zcache0 >/dev/null || return 1
 	run swapon -p 10 /dev/zcache0
@@ -236,6 +237,11 @@ teardown_zcache() {
 	echo 1 >"$ZB/reset" 2>/dev/null
 	rmmod zcache
 }
+
+# The same with write-back on: a full pool writes its coldest pages back.
+setup_zcache-wb() { setup_zcache 1; }
+pool_zcache-wb() { pool_zcache; }
+teardown_zcache-wb() { teardown_zcache; }
 
 # zcache's frontswap backend (5.10) over the disk swap.
 setup_zcache-fs() {

@@ -19,7 +19,7 @@ import os
 import subprocess
 import sys
 
-CONFIG_ORDER = ["disk", "zswap", "zram", "zcache", "zcache-fs"]
+CONFIG_ORDER = ["disk", "zswap", "zram", "zcache", "zcache-wb", "zcache-fs"]
 WORKLOAD_DESC = {
     "ms1": "memstress, 1 process, mixed sequential/skewed-random access",
     "ms2": "memstress, one process per vCPU at once, mixed access",

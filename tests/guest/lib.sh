@@ -66,6 +66,7 @@ setup() {
 	settle
 	echo 1 >"$S/reset" || return 1
 	if [ -n "${2:-}" ]; then echo "$2" >"$S/backing_dev" || return 1; fi
+	if [ -n "${3:-}" ]; then echo "$3" >"$S/writeback" || return 1; fi
 	echo "$1" >"$S/disksize"
 }
 # ZC_IO_FN: the functions above for `sh -c "$ZC_IO_FN; ..."` (set by zc_io_fn

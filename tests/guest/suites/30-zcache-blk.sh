@@ -113,8 +113,16 @@ check "incompressible pages go to the backing device and read back" \
 	sh -c "$ZC_IO_FN; wpages $W/random 0 && verify $W/random 0 && test \$(cat $S/backing_writes_incompressible) -ge 200 && test \$(cat $S/backing_reads) -ge 200"
 check "compressible pages stay in the pool" \
 	sh -c "$ZC_IO_FN; wpages $W/text 512 && wpages $W/same 576 && verify $W/text 512 && test \$(cat $S/stored_pages) -ge 128"
+# Write-back is off by default (a full pool writes new pages through) and
+# is chosen before disksize: both refusals are what an admin would see.
+check "writeback=0 (default): writeback_pages is refused with EINVAL" \
+	sh -c "grep -qx 0 $S/writeback && ! echo 64 2>/dev/null >$S/writeback_pages"
+check "writeback cannot change once disksize is set (EBUSY)" \
+	sh -c "! echo 1 2>/dev/null >$S/writeback && grep -qx 0 $S/writeback"
+check "writeback=1: backing_dev, writeback, disksize 128M" \
+	sh -c "$ZC_IO_FN; setup 128M $backing 1 && grep -qx 1 $S/writeback"
 check "writeback_pages: cold pages are written back and read back from the backing device" \
-	sh -c "$ZC_IO_FN; echo 4096 >$S/writeback_pages && test \$(cat $S/written_back_pages) -gt 0 && test \$(cat $S/backing_writes_writeback) -gt 0 && verify $W/text 512 && verify $W/same 576 && verify $W/random 0"
+	sh -c "$ZC_IO_FN; wpages $W/random 0 && wpages $W/text 512 && wpages $W/same 576 && echo 4096 >$S/writeback_pages && test \$(cat $S/written_back_pages) -gt 0 && test \$(cat $S/backing_writes_writeback) -gt 0 && verify $W/text 512 && verify $W/same 576 && verify $W/random 0"
 log_stats "after write-back"
 settle
 check "reset frees the device (disksize 0, backing none)" \

@@ -229,7 +229,7 @@ i=0; while [ $i -lt 8000 ]; do echo "zcache line $i: the quick brown fox $((i * 
 
 if [ -n "$dmdev" ]; then
 	check "zcache0 over $dmdev (64M): incompressible pages reach the backing device and read back" \
-		sh -c "$ZC_IO_FN; setup 64M $dmdev && $ZC_IO_FN; wpages $W/r1 0 && wpages $W/old 1024 && verify $W/r1 0 && verify $W/old 1024 && test \$(cat $S/backing_writes_incompressible) -ge 72"
+		sh -c "$ZC_IO_FN; setup 64M $dmdev 1 && $ZC_IO_FN; wpages $W/r1 0 && wpages $W/old 1024 && verify $W/r1 0 && verify $W/old 1024 && test \$(cat $S/backing_writes_incompressible) -ge 72"
 	check "compressible pages are held in the pool" \
 		sh -c "$ZC_IO_FN; wpages $W/text 256 && verify $W/text 256 && test \$(cat $S/stored_pages) -ge 64"
 	log_stats "good table"
