@@ -44,9 +44,13 @@ zc_apt_install() {
 	if [ ! -f "$ZC_CACHE/.apt-updated" ] ||
 	   [ -n "$(find "$ZC_CACHE/.apt-updated" -mmin +720)" ]; then
 		mkdir -p "$ZC_CACHE"
-		apt-get update -q >&2 && touch "$ZC_CACHE/.apt-updated"
+		apt-get update -q -o DPkg::Lock::Timeout=900 >&2 &&
+			touch "$ZC_CACHE/.apt-updated"
 	fi
+	# Another apt on the machine (a second engineer's run) holds the dpkg
+	# lock for a while: wait for it rather than fail.
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
+		-o DPkg::Lock::Timeout=900 \
 		--no-install-recommends "${missing[@]}" >&2
 }
 
