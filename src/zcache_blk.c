@@ -262,7 +262,7 @@ static int zcache_blk_backing_rw(struct zcache_blk_dev *dev,
 static int zcache_blk_read_page(struct zcache_blk_dev *dev, unsigned long page,
 				struct page *data, struct bio *parent)
 {
-	bool exclusive = PageSwapCache(data);
+	bool exclusive = zc_page_swapcache(data);
 	int ret;
 
 	if (test_bit(page, dev->error_map))
@@ -271,7 +271,7 @@ static int zcache_blk_read_page(struct zcache_blk_dev *dev, unsigned long page,
 			  zcache_blk_index(page), data, exclusive);
 	if (ret == 0) {
 		if (exclusive) {
-			SetPageDirty(data);
+			zc_page_set_dirty(data);
 			/* Dropped from the pool: no backing copy either. */
 			clear_bit(page, dev->backing_map);
 			atomic64_inc(&dev->stats.exclusive_loads);

@@ -30,6 +30,11 @@
  *   zc_bdev_nr_sectors(bdev)
  *   zc_bio_disk(bio)
  *	the gendisk of a bio: bio->bi_disk before 5.12, bi_bdev->bd_disk since.
+ *   zc_page_swapcache(page) / zc_page_set_dirty(page)
+ *	is a page of a read bio in the swap cache; mark it dirty (the swap
+ *	address space has no dirty accounting: setting the flag is all its
+ *	dirty hook does).  Folio calls where they exist (5.16; 6.12 removed
+ *	PageSwapCache()), page flags on 5.10.
  *   zc_bio_alloc(bdev, opf, gfp, bio_set), zc_blk_opf_t
  *	one-vector bio for bdev: bio_alloc_bioset(gfp, n, bs) + bio_set_dev()
  *	before 5.18, bio_alloc_bioset(bdev, n, opf, gfp, bs) since.
@@ -41,6 +46,7 @@
 #include <linux/blkdev.h>
 #include <linux/err.h>
 #include <linux/fs.h>
+#include <linux/mm.h>
 
 /* Queue description, applied in one of three ways below. */
 struct zc_blk_limits {
@@ -213,6 +219,15 @@ static inline void zc_blk_set_capacity(struct gendisk *disk, sector_t sectors)
 	{								\
 		fn(disk);						\
 	}
+#endif
+
+/* Swap-cache pages of a read bio (exclusive loads). */
+#ifdef HAVE_FOLIO_TEST_SWAPCACHE
+#define zc_page_swapcache(page)	folio_test_swapcache(page_folio(page))
+#define zc_page_set_dirty(page)	folio_set_dirty(page_folio(page))
+#else
+#define zc_page_swapcache(page)	PageSwapCache(page)
+#define zc_page_set_dirty(page)	SetPageDirty(page)
 #endif
 
 /* Backing device: opened read-write and exclusively, by path. */
