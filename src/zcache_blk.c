@@ -1149,7 +1149,7 @@ ZCACHE_BLK_RATIO(effective_ratio);
  * same_filled_pages written_back_pages backing_reads backing_writes
  * io_errors (bytes, then pages and counts).
  */
-static ssize_t zcache_blk_mm_stat_show(struct device *d, struct device_attribute *attr,
+static ssize_t zcache_blk_summary_show(struct device *d, struct device_attribute *attr,
 			    char *buf)
 {
 	struct zcache_blk_dev *dev = zcache_blk_dev_of(d);
@@ -1167,7 +1167,7 @@ static ssize_t zcache_blk_mm_stat_show(struct device *d, struct device_attribute
 			  atomic64_read(&s->backing_writes_writeback),
 			  atomic64_read(&s->io_errors));
 }
-ZCACHE_BLK_ATTR_RO(mm_stat);
+ZCACHE_BLK_ATTR_RO(summary);
 
 static struct attribute *zcache_blk_attrs[] = {
 	&zcache_blk_attr_disksize.attr,
@@ -1199,7 +1199,7 @@ static struct attribute *zcache_blk_attrs[] = {
 	&zcache_blk_attr_discarded.attr,
 	&zcache_blk_attr_notify_free.attr,
 	&zcache_blk_attr_exclusive_loads.attr,
-	&zcache_blk_attr_mm_stat.attr,
+	&zcache_blk_attr_summary.attr,
 	NULL,
 };
 

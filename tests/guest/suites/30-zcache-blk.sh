@@ -28,7 +28,7 @@ zc_io_fn
 loopdev='' sampler=''
 
 st() { cat "$S/$1" 2>/dev/null || echo 0; }
-log_stats() { echo "# $1: $(cat "$S/mm_stat" 2>/dev/null)" >&2; }
+log_stats() { echo "# $1: $(cat "$S/summary" 2>/dev/null)" >&2; }
 
 cleanup() {
 	[ -z "$sampler" ] || kill "$sampler" 2>/dev/null
@@ -44,7 +44,7 @@ cleanup() {
 trap cleanup EXIT
 
 tap_begin_package
-echo "1..22"
+echo "1..25"
 
 # --- devices and queue ---------------------------------------------------
 modprobe -r zcache 2>/dev/null

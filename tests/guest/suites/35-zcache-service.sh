@@ -154,7 +154,7 @@ echo "+ ${ZC_PRESSURE[*]} $ZC_BIN/memstress --size-mb $ZC_PRESSURE_MB --passes 1
 rc=$?
 cat "$W/ms.out" >&2
 writes=$(( $(cat "$S/writes" 2>/dev/null || echo 0) - w0 ))
-echo "# zcache0 after the workload: writes +$writes, mm_stat $(cat "$S/mm_stat" 2>/dev/null)" >&2
+echo "# zcache0 after the workload: writes +$writes, summary $(cat "$S/summary" 2>/dev/null)" >&2
 if [ "$rc" = 0 ] && [ "$writes" -gt 0 ]; then
 	ok "memstress --size-mb $ZC_PRESSURE_MB through the service's swap: $writes pages written to $DEV, every page verified ($(grep -o 'mib_verified=[0-9.]*' "$W/ms.out" | cut -d= -f2) MiB)"
 else

@@ -69,7 +69,7 @@ mem_kb=$(awk '/^MemTotal:/ {print $2}' /proc/meminfo)
 mem_mb=$((mem_kb / 1024))
 
 st() { cat "$S/$1" 2>/dev/null || echo 0; }
-log_stats() { say "$1: $(cat "$S/mm_stat" 2>/dev/null)"; }
+log_stats() { say "$1: $(cat "$S/summary" 2>/dev/null)"; }
 DMSETUP=$(command -v dmsetup || true)
 dmsetup() { [ -n "$DMSETUP" ] && timeout 60 "$DMSETUP" --noudevsync "$@"; }
 
@@ -316,7 +316,7 @@ if [ -n "$dmdev" ] && [ -n "$have_cg" ] && [ -x "$ZC_BIN/memstress" ]; then
 		[ $t -lt 10 ] || [ "$(st backing_writes_incompressible)" -lt 2000 ] || [ "$(swap_used_kb)" -lt $((ms_mb * 256)) ] || break
 		sleep 1; t=$((t + 1))
 	done
-	say "after ${t}s: swap used $(swap_used_kb) KiB; $(cat "$S/mm_stat")"
+	say "after ${t}s: swap used $(swap_used_kb) KiB; $(cat "$S/summary")"
 	cg_limit max
 	e0=$(st io_errors)
 	dm_bad
@@ -545,7 +545,7 @@ if [ -n "$dmdev" ] && [ -n "$have_cg" ] && [ -x "$ZC_BIN/memstress" ]; then
 	done
 	used=$(swap_used_kb)
 	running=no; kill -0 "$bg" 2>/dev/null && running=yes
-	say "after ${t}s: swap used $used KiB, memstress running: $running; $(cat "$S/mm_stat")"
+	say "after ${t}s: swap used $used KiB, memstress running: $running; $(cat "$S/summary")"
 	cg_limit max
 	t0=$SECONDS
 	echo "+ swapoff $DEV (memstress running: $running)" >&2
