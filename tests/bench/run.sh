@@ -10,17 +10,26 @@
 #
 #   --profile ssd|hdd|none  throttling of the scratch disk (default ssd:
 #                     10k IOPS, 200 MB/s; hdd: 200 IOPS, 100 MB/s)
+#   --rot auto|0|1    the scratch disk's queue/rotational in the guest (auto:
+#                     0 for ssd, 1 for hdd); zcache0 and zram-wb's zram0 get
+#                     the same value
 #   --mem MIB         guest RAM (default 640)
-#   --configs LIST    comma list (default disk,zswap,zram,zcache-fs,zcache)
+#   --configs LIST    comma list (default disk,zswap,zram,zram-wb,zcache-fs,
+#                     zcache; unavailable ones are skipped)
 #   --workloads LIST  comma list of ms1,ms2,pc (default all)
-#   --ws-pct N        anonymous working set, % of guest RAM (default 150)
+#   --ws-pct N        anonymous working set, % of guest RAM (default 150,
+#                     120 with --quick); the report's goal set follows it
 #   --pool-pct N      pool limit, % of RAM, for zswap, zram, zcache (20)
 #   --comp NAME       compressor for all of them (default lz4)
 #   --passes N        workload passes (default 1)
+#   --repeat N        runs of each configuration in the boot, interleaved
+#                     (default 3; 1 with --quick); the report shows the
+#                     median and min-max
 #   --install fast|none  with the package (default: fast when a .deb is in
-#                     $ZC_CACHE/pkg, else none: the zcache rows are skipped)
+#                     the package dir, else none: the zcache rows are skipped)
+#   --pkg-dir DIR     the packages (default $ZC_CACHE/pkg)
 #   --quick           smaller sets (ZC_QUICK=1)
-#   --timeout SEC     hard limit of the boot (default 7200)
+#   --timeout SEC     hard limit of the boot (default 7200 per repeat)
 #   --name NAME       run name (default bench-SUITE-PROFILE-DATE)
 #   --publish         copy the report into docs/bench/SUITE-PROFILE/ (the
 #                     committed reference reports; commit them by hand)
@@ -31,10 +40,11 @@ here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 . "$repo/vm/lib.sh"
 
-usage() { sed -n '4,29s/^# \{0,1\}//p' "$0" >&2; exit 2; }
+usage() { sed -n '4,/^[^#]/{/^#/s/^# \{0,1\}//p}' "$0" >&2; exit 2; }
 
-profile=ssd mem=640 configs=disk,zswap,zram,zcache-fs,zcache workloads=ms1,ms2,pc
-ws_pct=150 pool_pct=20 comp=lz4 passes=1 install='' quick='' tmo=7200 name='' publish=''
+profile=ssd mem=640 configs=disk,zswap,zram,zram-wb,zcache-fs,zcache workloads=ms1,ms2,pc
+ws_pct='' pool_pct=20 comp=lz4 passes=1 install='' quick='' tmo='' name='' publish=''
+repeat='' rot=auto pkgdir=${ZC_PKG_DIR:-$ZC_CACHE/pkg}
 while [ $# -gt 0 ]; do
 	case $1 in
 	--profile) profile=$2; shift 2 ;;
@@ -45,6 +55,9 @@ while [ $# -gt 0 ]; do
 	--pool-pct) pool_pct=$2; shift 2 ;;
 	--comp) comp=$2; shift 2 ;;
 	--passes) passes=$2; shift 2 ;;
+	--repeat) repeat=$2; shift 2 ;;
+	--rot) rot=$2; shift 2 ;;
+	--pkg-dir) pkgdir=$2; shift 2 ;;
 	--install) install=$2; shift 2 ;;
 	--quick) quick=1; shift ;;
 	--timeout) tmo=$2; shift 2 ;;
@@ -59,15 +72,19 @@ done
 suite=$1
 zc_check_suite "$suite" || usage
 case $profile in ssd|hdd|none) ;; *) zc_die "--profile: ssd, hdd or none" ;; esac
-case $mem$ws_pct$pool_pct$passes$tmo in *[!0-9]*) zc_die "--mem, --ws-pct, --pool-pct, --passes, --timeout take numbers" ;; esac
+if [ -n "$quick" ]; then ws_pct=${ws_pct:-120} repeat=${repeat:-1}; fi
+ws_pct=${ws_pct:-150} repeat=${repeat:-3}
+case $repeat in ''|*[!0-9]*) ;; *) tmo=${tmo:-$((7200 * repeat))} ;; esac
+case $rot in auto|0|1) ;; *) zc_die "--rot: auto, 0 or 1" ;; esac
+case $mem$ws_pct$pool_pct$passes$tmo$repeat in *[!0-9]*) zc_die "--mem, --ws-pct, --pool-pct, --passes, --timeout, --repeat take numbers" ;; esac
 case $configs in *[!a-z0-9,-]*) zc_die "--configs: a comma list" ;; esac
 case $workloads in *[!a-z0-9,]*) zc_die "--workloads: a comma list" ;; esac
 case $comp in *[!a-z0-9-]*) zc_die "--comp: a crypto API compressor name" ;; esac
 if [ -z "$install" ]; then
-	if ls "$ZC_CACHE"/pkg/zcache-dkms_*_all.deb >/dev/null 2>&1; then install=fast
+	if ls "$pkgdir"/zcache-dkms_*_all.deb >/dev/null 2>&1; then install=fast
 	else
 		install=none
-		zc_log "no package in $ZC_CACHE/pkg (make deb): zcache configurations will be skipped"
+		zc_log "no package in $pkgdir (make deb): zcache configurations will be skipped"
 	fi
 fi
 case $install in fast|none) ;; *) zc_die "--install: fast or none" ;; esac
@@ -81,8 +98,8 @@ scratch_mb=$(( mem * ws_pct / 100 + 512 + mem * 125 / 100 * 12 / 10 + 512 ))
 # root by label: the scratch disk (an explicit -device) enumerates before
 # the root disk (if=virtio), so /dev/vda is the scratch disk.
 append="root=LABEL=zcroot zcb_configs=$configs zcb_workloads=$workloads zcb_ws_pct=$ws_pct"
-append+=" zcb_pool_pct=$pool_pct zcb_comp=$comp zcb_passes=$passes"
-vm_args=(--install "$install" --mem "$mem" --scratch "${scratch_mb}M:$profile"
+append+=" zcb_pool_pct=$pool_pct zcb_comp=$comp zcb_passes=$passes zcb_repeat=$repeat zcb_rot=$rot"
+vm_args=(--install "$install" --pkg-dir "$pkgdir" --mem "$mem" --scratch "${scratch_mb}M:$profile"
 	--script bench/guest.sh --name "$name" --timeout "$tmo" --append "$append")
 [ -z "$quick" ] || vm_args+=(--quick)
 
