@@ -113,6 +113,12 @@ kernel=$(uname -r)
 	echo "configs: $configs"
 	echo "workloads: $workloads"
 	dpkg-query -W 'zcache-*' 2>/dev/null | sed 's/^/package: /'
+	# pc can only change where a cleancache backend exists
+	if grep -q '^CONFIG_CLEANCACHE=y' "/boot/config-$kernel" 2>/dev/null; then
+		echo "cleancache: yes"
+	else
+		echo "cleancache: no"
+	fi
 } >"$B/meta.txt"
 cp "$B/meta.txt" "$R/env.txt"
 say "benchmark: kernel $kernel, RAM ${ram_mb} MiB, working set ${ws_mb} MiB, profile ${ZC_SCRATCH_PROFILE:-?}"

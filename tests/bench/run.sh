@@ -103,11 +103,22 @@ vm_args=(--install "$install" --pkg-dir "$pkgdir" --mem "$mem" --scratch "${scra
 	--script bench/guest.sh --name "$name" --timeout "$tmo" --append "$append")
 [ -z "$quick" ] || vm_args+=(--quick)
 
+load0=$(cut -d' ' -f1-3 /proc/loadavg)
 zc_log "benchmark $name: $suite, ${mem} MiB RAM, profile $profile, configs $configs, workloads $workloads"
 rc=0
 "$repo/vm/run.sh" "${vm_args[@]}" "$suite" || rc=$?
 out=$ZC_CACHE/results/$name/bench
 [ -f "$out/results.tsv" ] || zc_die "the guest wrote no results (logs: $ZC_CACHE/logs/$name)"
+# what the guest cannot know: the host's side of the run
+{
+	echo "host_load: $load0 before the boot, $(cut -d' ' -f1-3 /proc/loadavg) after (1/5/15 min)"
+	echo "qemu: $(qemu-system-x86_64 --version | head -n 1)"
+	echo "source: $(git -C "$repo" describe --always --dirty 2>/dev/null || echo unknown)" \
+		"(the checkout run.sh ran from; packages from $pkgdir)"
+} >>"$out/meta.txt"
+# the floor: the trace model of the memstress workloads (floor.py)
+python3 "$here/floor.py" "$out" --json "$out/floor.json" >"$out/floor.txt" 2>&1 ||
+	zc_log "floor.py failed (see $out/floor.txt): the report has no floor"
 python3 "$here/report.py" "$out" || rc=1
 zc_log "report: $out/report.md"
 grep -m1 '^\*\*Summary' "$out/report.md" | sed 's/\*\*//g' || true
@@ -116,6 +127,7 @@ if [ -n "$publish" ]; then
 	rm -rf "$pub"
 	mkdir -p "$pub"
 	cp "$out"/report.md "$out"/results.tsv "$out"/meta.txt "$out"/*.png "$pub"/
+	cp "$out"/floor.json "$out"/floor.txt "$pub"/ 2>/dev/null || true
 	zc_log "published to $pub (commit it with its docs/bench/README.md line)"
 fi
 exit "$rc"
