@@ -32,11 +32,15 @@
 #   zcb_workloads=ms1,ms2,pc    ms1: memstress, 1 process, mixed access
 #                               ms2: memstress, one process per CPU
 #                               pc:  pagecache re-reads (files on the disk)
+#                               build: a parallel build of Lua from Debian's
+#                                    source in a memory cgroup (appbuild.sh)
 #   zcb_ws_pct=150   anonymous working set, percent of MemTotal
 #   zcb_pc_pct=125   page-cache file set, percent of MemTotal
 #   zcb_pool_pct=20  pool limit, percent of RAM (zswap, zram, zcache)
 #   zcb_comp=lz4     compressor for zswap, zram and zcache
 #   zcb_passes=1     memstress/pagecache passes
+#   zcb_build_mem=48 memory.max of the build's cgroup, MiB
+#   zcb_build_jobs=3 make -j of the build
 #   zcb_repeat=1     runs of each (configuration, workload) in the boot,
 #                    interleaved: all configurations, then again
 #   zcb_rot=auto     the scratch disk's queue/rotational in the guest: auto
@@ -83,6 +87,9 @@ pool_pct=$(cmdline_word zcb_pool_pct 20)
 comp=$(cmdline_word zcb_comp lz4)
 passes=$(cmdline_word zcb_passes 1)
 repeat=$(cmdline_word zcb_repeat 1)
+build_mem=$(cmdline_word zcb_build_mem 48)
+build_jobs=$(cmdline_word zcb_build_jobs 3)
+build_src=$ZC_TESTS/bench/.cache/lua.tar.gz
 rot_want=$(cmdline_word zcb_rot auto)
 # ZC_QUICK: smaller sets unless the command line names them
 if [ "${ZC_QUICK:-}" = 1 ]; then
@@ -109,6 +116,9 @@ kernel=$(uname -r)
 	echo "pool_pct: $pool_pct"
 	echo "compressor: $comp"
 	echo "passes: $passes"
+	case " $workloads " in *" build "*)
+		echo "build: Lua $(tar -tzf "$build_src" 2>/dev/null | head -n 1 | tr -d /) (Debian source), make -j$build_jobs posix in a cgroup with memory.max ${build_mem} MiB"
+	esac
 	echo "repeat: $repeat"
 	echo "configs: $configs"
 	echo "workloads: $workloads"
@@ -375,6 +385,7 @@ wl_cmd() {
 	ms1) echo "$ZC_BIN/memstress --size-mb $ws_mb --procs 1 --mode mixed --passes $passes --seed 1" ;;
 	ms2) echo "$ZC_BIN/memstress --size-mb $ws_mb --procs $ncpu --mode mixed --passes $passes --seed 2" ;;
 	pc) echo "$ZC_BIN/pagecache --dir $FILES --size-mb $pc_mb --files 8 --passes $((passes + 1)) --drop-caches" ;;
+	build) echo "$ZC_TESTS/bench/appbuild.sh $build_src $B/build-ref.sha256 $build_mem $build_jobs" ;;
 	esac
 }
 
@@ -408,7 +419,7 @@ run_one() { # CFG WL REP
 	# pool: the sample with the largest pool, and what it held then
 	read -r pmax pst < <(awk 'NF == 3 && $2 >= m {m = $2; s = $3} END {print m + 0, s + 0}' "$RUN/pool.txt")
 	ratio=$(awk -v p="$pmax" -v s="$pst" 'BEGIN {if (p > 0) printf "%.2f", s / p; else print "-"}')
-	sout=$(grep -E '^(memstress|pagecache): ' "$RUN/out.txt" | tail -n 1)
+	sout=$(grep -E '^(memstress|pagecache|appbuild): ' "$RUN/out.txt" | tail -n 1)
 	kv() { echo "$sout" | tr ' ' '\n' | sed -n "s/^$1=//p"; }
 	ver=$(kv mib_verified) user=$(kv user_s) sys=$(kv sys_s) majflt=$(kv majflt)
 	st=ok
@@ -435,7 +446,7 @@ run_one() { # CFG WL REP
 	printf 'bench-%s-%s-r%s\t%s\t%s\t%s\t0\t%s\n' "$cfg" "$wl" "$r" "$([ $st = ok ] && echo pass || echo fail)" \
 		"$([ $st = ok ] && echo 1 || echo 0)" "$([ $st = ok ] && echo 0 || echo 1)" \
 		"$(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%d", b - a}')" >>"$R/summary.tsv"
-	say "  $cfg/$wl#$r: $st in $(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.0f", b - a}')s, disk w/r $(tail -n 1 "$B/results.tsv" | cut -f15,14 | tr '\t' /) MiB, pool max $(awk -v p="$pmax" 'BEGIN {printf "%.0f", p / 1048576}') MiB"
+	say "  $cfg/$wl#$r: $st in $(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.0f", b - a}')s, disk r/w $(tail -n 1 "$B/results.tsv" | cut -f15,16 | tr '\t' /) MiB, pool max $(awk -v p="$pmax" 'BEGIN {printf "%.0f", p / 1048576}') MiB"
 }
 
 # swap_flags CFG: what the kernel printed at each swapon of the setup

@@ -32,6 +32,7 @@ WORKLOAD_DESC = {
     "ms1": "memstress, 1 process, mixed sequential/skewed-random access",
     "ms2": "memstress, one process per vCPU at once, mixed access",
     "pc": "pagecache: file set larger than RAM, re-read (clean page cache)",
+    "build": "a parallel build of Lua (Debian's source) in a memory cgroup, objects verified",
 }
 # The goals of issue 17 for the swap workloads, as (metric, against, at
 # most), by working set: at 150% of RAM (and above) and at 120% (below 135%).
@@ -39,7 +40,8 @@ GOALS_150 = [("disk_io", "disk", 0.50), ("disk_io", "zswap", 0.75),
              ("disk_io", "zram", 0.90), ("runtime", "zswap", 1.0),
              ("runtime", "zram", 1.0)]
 GOALS_120 = [("disk_io", "disk", 0.15)]
-SWAP_WORKLOADS = ("ms1", "ms2")
+SWAP_WORKLOADS = ("ms1", "ms2", "build")   # in the summary line
+GOAL_WORKLOADS = ("ms1", "ms2")            # checked against the goals
 
 
 def num(v):
@@ -405,15 +407,16 @@ def main():
     floor_out, dist = floor_section(d, idx, configs, workloads)
 
     # Goal check, per swap workload.
-    if zc is not None and swap_wls:
+    goal_wls = [w for w in swap_wls if w in GOAL_WORKLOADS]
+    if zc is not None and goal_wls:
         out.append("## Against the goal (%s)\n" % goal_set)
         out.append("| workload | measure | goal | measured | met |\n|---|---|---|---|---|")
-        for w in swap_wls:
+        for w in goal_wls:
             out.extend(goal_lines(idx, w, zc, goals))
         out.append("")
-        if any(dist.get((w, zc)) is not None for w in swap_wls):
+        if any(dist.get((w, zc)) is not None for w in goal_wls):
             out.append("Distance of %s to the floor: %s.\n" % (zc, ", ".join(
-                "%s %s" % (w, fmt_ratio(dist.get((w, zc)))) for w in swap_wls)))
+                "%s %s" % (w, fmt_ratio(dist.get((w, zc)))) for w in goal_wls)))
 
     # Tables.
     out.append("## Results per workload\n")

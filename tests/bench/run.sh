@@ -16,7 +16,11 @@
 #   --mem MIB         guest RAM (default 640)
 #   --configs LIST    comma list (default disk,zswap,zram,zram-wb,zcache-fs,
 #                     zcache; unavailable ones are skipped)
-#   --workloads LIST  comma list of ms1,ms2,pc (default all)
+#   --workloads LIST  comma list of ms1,ms2,pc,build (default all); build: a
+#                     parallel build of Lua (Debian's source, fetched here
+#                     with apt-get source) in a memory cgroup in the guest
+#   --build-mem MIB   memory.max of the build's cgroup (default 48)
+#   --build-jobs N    its make -j (default 3)
 #   --ws-pct N        anonymous working set, % of guest RAM (default 150,
 #                     120 with --quick); the report's goal set follows it
 #   --pool-pct N      pool limit, % of RAM, for zswap, zram, zcache (20)
@@ -42,7 +46,8 @@ repo=$(cd "$here/../.." && pwd)
 
 usage() { sed -n '4,/^[^#]/{/^#/s/^# \{0,1\}//p}' "$0" >&2; exit 2; }
 
-profile=ssd mem=640 configs=disk,zswap,zram,zram-wb,zcache-fs,zcache workloads=ms1,ms2,pc
+profile=ssd mem=640 configs=disk,zswap,zram,zram-wb,zcache-fs,zcache workloads=ms1,ms2,pc,build
+build_mem=48 build_jobs=3
 ws_pct='' pool_pct=20 comp=lz4 passes=1 install='' quick='' tmo='' name='' publish=''
 repeat='' rot=auto pkgdir=${ZC_PKG_DIR:-$ZC_CACHE/pkg}
 while [ $# -gt 0 ]; do
@@ -57,6 +62,8 @@ while [ $# -gt 0 ]; do
 	--passes) passes=$2; shift 2 ;;
 	--repeat) repeat=$2; shift 2 ;;
 	--rot) rot=$2; shift 2 ;;
+	--build-mem) build_mem=$2; shift 2 ;;
+	--build-jobs) build_jobs=$2; shift 2 ;;
 	--pkg-dir) pkgdir=$2; shift 2 ;;
 	--install) install=$2; shift 2 ;;
 	--quick) quick=1; shift ;;
@@ -76,7 +83,7 @@ if [ -n "$quick" ]; then ws_pct=${ws_pct:-120} repeat=${repeat:-1}; fi
 ws_pct=${ws_pct:-150} repeat=${repeat:-3}
 case $repeat in ''|*[!0-9]*) ;; *) tmo=${tmo:-$((7200 * repeat))} ;; esac
 case $rot in auto|0|1) ;; *) zc_die "--rot: auto, 0 or 1" ;; esac
-case $mem$ws_pct$pool_pct$passes$tmo$repeat in *[!0-9]*) zc_die "--mem, --ws-pct, --pool-pct, --passes, --timeout, --repeat take numbers" ;; esac
+case $mem$ws_pct$pool_pct$passes$tmo$repeat$build_mem$build_jobs in *[!0-9]*) zc_die "--mem, --ws-pct, --pool-pct, --passes, --timeout, --repeat take numbers" ;; esac
 case $configs in *[!a-z0-9,-]*) zc_die "--configs: a comma list" ;; esac
 case $workloads in *[!a-z0-9,]*) zc_die "--workloads: a comma list" ;; esac
 case $comp in *[!a-z0-9-]*) zc_die "--comp: a crypto API compressor name" ;; esac
@@ -99,6 +106,27 @@ scratch_mb=$(( mem * ws_pct / 100 + 512 + mem * 125 / 100 * 12 / 10 + 512 ))
 # the root disk (if=virtio), so /dev/vda is the scratch disk.
 append="root=LABEL=zcroot zcb_configs=$configs zcb_workloads=$workloads zcb_ws_pct=$ws_pct"
 append+=" zcb_pool_pct=$pool_pct zcb_comp=$comp zcb_passes=$passes zcb_repeat=$repeat zcb_rot=$rot"
+append+=" zcb_build_mem=$build_mem zcb_build_jobs=$build_jobs"
+# The build's source: Debian's lua5.4 source package, fetched here (the
+# guest has no network) with a private apt configuration (deb-src of
+# bookworm; the host's own sources stay untouched) into tests/bench/.cache,
+# which vm/run.sh copies into the guest with tests/.
+case ",$workloads," in *,build,*)
+	cache=$here/.cache
+	if [ ! -s "$cache/lua.tar.gz" ]; then
+		zc_log "fetching Debian's lua5.4 source for the build workload"
+		mkdir -p "$cache/apt/lists/partial" "$cache/apt/cache" "$cache/src"
+		echo "deb-src http://deb.debian.org/debian bookworm main" >"$cache/apt/sources.list"
+		aptq=(-o "Dir::Etc::SourceList=$cache/apt/sources.list" -o "Dir::Etc::SourceParts=/nonexistent"
+			-o "Dir::State::Lists=$cache/apt/lists" -o "Dir::Cache=$cache/apt/cache")
+		apt-get "${aptq[@]}" update -qq || zc_die "apt-get update (deb-src) failed"
+		(cd "$cache/src" && apt-get "${aptq[@]}" source --download-only lua5.4) ||
+			zc_die "apt-get source lua5.4 failed"
+		cp "$(ls "$cache"/src/lua5.4_*.orig.tar.gz | head -n 1)" "$cache/lua.tar.gz"
+		rm -rf "$cache/apt" "$cache/src"
+	fi
+	;;
+esac
 vm_args=(--install "$install" --pkg-dir "$pkgdir" --mem "$mem" --scratch "${scratch_mb}M:$profile"
 	--script bench/guest.sh --name "$name" --timeout "$tmo" --append "$append")
 [ -z "$quick" ] || vm_args+=(--quick)
