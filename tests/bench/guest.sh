@@ -12,6 +12,10 @@
 #                 in front of the same disk swap
 #   zram          zram (same compressor, sized to the same pool share of
 #                 RAM) as a higher-priority swap in front of the disk swap
+#   zram-wb       zram with the same disk partition as its backing_dev and
+#                 its own write-back (zram.rst: slots marked idle on a
+#                 timer, huge then idle slots written back); swap on zram0
+#                 only
 #   zcache        /dev/zcache0 over the same disk partition as its backing
 #                 device (swap on zcache0 only)
 #   zcache-fs     zcache's frontswap backend over the disk swap (kernels
@@ -24,16 +28,25 @@
 # Every workload verifies all its data; a row is "ok" only when it did.
 #
 # Settings (kernel command-line words, from tests/bench/run.sh):
-#   zcb_configs=disk,zswap,zram,zcache-fs,zcache  (unavailable ones: skip)
+#   zcb_configs=disk,zswap,zram,zram-wb,zcache-fs,zcache  (unavailable: skip)
 #   zcb_workloads=ms1,ms2,pc    ms1: memstress, 1 process, mixed access
 #                               ms2: memstress, one process per CPU
 #                               pc:  pagecache re-reads (files on the disk)
+#                               build: a parallel build of Lua from Debian's
+#                                    source in a memory cgroup (appbuild.sh)
 #   zcb_ws_pct=150   anonymous working set, percent of MemTotal
 #   zcb_pc_pct=125   page-cache file set, percent of MemTotal
 #   zcb_pool_pct=20  pool limit, percent of RAM (zswap, zram, zcache)
 #   zcb_comp=lz4     compressor for zswap, zram and zcache
 #   zcb_passes=1     memstress/pagecache passes
-# ZC_QUICK=1: working set 120% of RAM, file set 110%.
+#   zcb_build_mem=48 memory.max of the build's cgroup, MiB
+#   zcb_build_jobs=3 make -j of the build
+#   zcb_repeat=1     runs of each (configuration, workload) in the boot,
+#                    interleaved: all configurations, then again
+#   zcb_rot=auto     the scratch disk's queue/rotational in the guest: auto
+#                    (0 for the ssd profile, 1 for hdd, the kernel's own
+#                    value otherwise), 0 or 1; /dev/zcache0 gets the same
+# ZC_QUICK=1: working set 120% of RAM, file set 110% (unless given).
 #
 # Writes the harness's success token only when every configuration could
 # be set up and every workload verified its data; always powers off.
@@ -66,14 +79,22 @@ cmdline_word() {
 	echo "$2"
 }
 
-configs=$(cmdline_word zcb_configs disk,zswap,zram,zcache-fs,zcache | tr , ' ')
+configs=$(cmdline_word zcb_configs disk,zswap,zram,zram-wb,zcache-fs,zcache | tr , ' ')
 workloads=$(cmdline_word zcb_workloads ms1,ms2,pc | tr , ' ')
 ws_pct=$(cmdline_word zcb_ws_pct 150)
 pc_pct=$(cmdline_word zcb_pc_pct 125)
 pool_pct=$(cmdline_word zcb_pool_pct 20)
 comp=$(cmdline_word zcb_comp lz4)
 passes=$(cmdline_word zcb_passes 1)
-if [ "${ZC_QUICK:-}" = 1 ]; then ws_pct=120 pc_pct=110; fi
+repeat=$(cmdline_word zcb_repeat 1)
+build_mem=$(cmdline_word zcb_build_mem 48)
+build_jobs=$(cmdline_word zcb_build_jobs 3)
+build_src=$ZC_TESTS/bench/.cache/lua.tar.gz
+rot_want=$(cmdline_word zcb_rot auto)
+# ZC_QUICK: smaller sets unless the command line names them
+if [ "${ZC_QUICK:-}" = 1 ]; then
+	ws_pct=$(cmdline_word zcb_ws_pct 120) pc_pct=$(cmdline_word zcb_pc_pct 110)
+fi
 WL_TIMEOUT=${ZC_BENCH_WL_TIMEOUT:-1500}
 
 ram_mb=$(awk '/^MemTotal:/ {print int($2 / 1024)}' /proc/meminfo)
@@ -95,9 +116,19 @@ kernel=$(uname -r)
 	echo "pool_pct: $pool_pct"
 	echo "compressor: $comp"
 	echo "passes: $passes"
+	case " $workloads " in *" build "*)
+		echo "build: Lua $(tar -tzf "$build_src" 2>/dev/null | head -n 1 | tr -d /) (Debian source), make -j$build_jobs posix in a cgroup with memory.max ${build_mem} MiB"
+	esac
+	echo "repeat: $repeat"
 	echo "configs: $configs"
 	echo "workloads: $workloads"
 	dpkg-query -W 'zcache-*' 2>/dev/null | sed 's/^/package: /'
+	# pc can only change where a cleancache backend exists
+	if grep -q '^CONFIG_CLEANCACHE=y' "/boot/config-$kernel" 2>/dev/null; then
+		echo "cleancache: yes"
+	else
+		echo "cleancache: no"
+	fi
 } >"$B/meta.txt"
 cp "$B/meta.txt" "$R/env.txt"
 say "benchmark: kernel $kernel, RAM ${ram_mb} MiB, working set ${ws_mb} MiB, profile ${ZC_SCRATCH_PROFILE:-?}"
@@ -124,6 +155,26 @@ if [ -z "$dev" ] || [ ! -e "$dev" ]; then
 	finish
 fi
 dev=$(readlink -f "$dev")
+dname=$(basename "$dev")
+# Equal devices: the swap allocator (SSD clusters or not) and the swap
+# readahead (VMA or cluster) follow the rotational flag of each swap device
+# at swapon.  virtio-blk has no rotation rate, so set the queue attribute
+# before anything uses the disk, and give zcache0 the same (setup_zcache).
+case $rot_want in
+auto) case ${ZC_SCRATCH_PROFILE:-} in ssd) rot=0 ;; hdd) rot=1 ;; *) rot= ;; esac ;;
+0|1) rot=$rot_want ;;
+*) rot= ;;
+esac
+rot_q=/sys/block/$dname/queue/rotational
+echo "scratch_rotational_kernel: $(cat "$rot_q" 2>/dev/null || echo '?')" >>"$B/meta.txt"
+if [ -n "$rot" ]; then
+	if ! echo "$rot" >"$rot_q" 2>"$B/rot.err"; then
+		fail bench-setup "cannot set $rot_q to $rot: $(cat "$B/rot.err")"
+		finish
+	fi
+fi
+rot=$(cat "$rot_q")
+echo "scratch_rotational: $rot (set in the guest through $rot_q)" >>"$B/meta.txt"
 disk_mb=$(( $(blockdev --getsize64 "$dev") / 1048576 ))
 swap_mb=$((ws_mb + 512))
 fs_mb=$((disk_mb - swap_mb - 2))
@@ -142,7 +193,6 @@ EOF
 udevadm settle 2>/dev/null || sleep 2
 P1=${dev}1 P2=${dev}2
 [ -b "$P1" ] || { fail bench-setup "no $P1 after partitioning"; finish; }
-dname=$(basename "$dev")
 run mkswap "$P1" >/dev/null || { fail bench-setup "mkswap $P1"; finish; }
 FILES=/mnt/zcb-files
 case " $workloads " in *" pc "*)
@@ -169,6 +219,7 @@ cfg_available() {
 	disk) return 0 ;;
 	zswap) [ -d "$zswap_p" ] ;;
 	zram) modinfo zram >/dev/null 2>&1 ;;
+	zram-wb) modinfo zram >/dev/null 2>&1 && zram_has_wb ;;
 	zcache|zcache-wb) modinfo zcache >/dev/null 2>&1 ;;
 	zcache-fs) modinfo -F parm zcache 2>/dev/null | grep -q '^frontswap:' ;;
 	*) return 1 ;;
@@ -213,6 +264,60 @@ teardown_zram() {
 	rmmod zram
 }
 
+# zram with the swap partition as its backing device (CONFIG_ZRAM_WRITEBACK)
+# and the write-back Documentation/admin-guide/blockdev/zram.rst describes:
+# "echo all > idle", let the system run, then "echo huge > writeback" and
+# "echo idle > writeback".  The pool has the same mem_limit as zram's; a
+# daemon marks every slot idle each period and writes back, huge (badly
+# compressing) slots first, what stayed idle since the last mark; it does
+# so at once, too, when the pool passes 3/4 of its limit (a full zram fails
+# stores: there is no swap device behind it).
+zram_has_wb() {
+	local k
+	k=/boot/config-$(uname -r)
+	[ -f "$k" ] && grep -q '^CONFIG_ZRAM_WRITEBACK=y' "$k"
+}
+ZRAM_WB_PERIOD=${ZC_ZRAM_WB_PERIOD:-10}
+setup_zram-wb() {
+	local z=/sys/block/zram0 lim
+	modprobe zram num_devices=1 || return 1
+	[ -e "$z/backing_dev" ] || { echo "zram has no backing_dev"; return 1; }
+	echo "$comp" >"$z/comp_algorithm" || return 1
+	echo "$P1" >"$z/backing_dev" || return 1
+	# the capacity of the disk swap: write-back fills the partition
+	blockdev --getsize64 "$P1" >"$z/disksize" || return 1
+	lim=$((ram_mb * pool_pct / 100))
+	echo "${lim}M" >"$z/mem_limit" || return 1
+	echo "$rot" >"$z/queue/rotational" 2>/dev/null || true
+	mkswap /dev/zram0 >/dev/null || return 1
+	run swapon -p 10 /dev/zram0 || return 1
+	lim=$((lim * 1048576))
+	(
+		tick=0
+		while [ -e "$z/writeback" ]; do
+			sleep 2
+			tick=$((tick + 2))
+			used=$(awk '{print $3}' "$z/mm_stat" 2>/dev/null || echo 0)
+			if [ "$tick" -ge "$ZRAM_WB_PERIOD" ] || [ "$used" -gt $((lim * 3 / 4)) ]; then
+				echo huge >"$z/writeback" 2>/dev/null
+				echo idle >"$z/writeback" 2>/dev/null
+				echo all >"$z/idle" 2>/dev/null
+				tick=0
+			fi
+		done
+	) >/dev/null 2>&1 &
+	echo $! >/run/zcb-zram-wb.pid
+}
+pool_zram-wb() { pool_zram; }
+teardown_zram-wb() {
+	if [ -f /run/zcb-zram-wb.pid ]; then
+		kill "$(cat /run/zcb-zram-wb.pid)" 2>/dev/null
+		rm -f /run/zcb-zram-wb.pid
+	fi
+	grep . /sys/block/zram0/bd_stat /sys/block/zram0/mm_stat 2>/dev/null
+	teardown_zram
+}
+
 # zcache's block device over the swap partition (docs/zcache-blk.md).
 ZB=/sys/block/zcache0/zcache
 setup_zcache() {
@@ -223,6 +328,11 @@ setup_zcache() {
 	echo "$P1" >"$ZB/backing_dev" || return 1
 	echo "${1:-0}" >"$ZB/writeback" || return 1
 	blockdev --getsize64 "$P1" >"$ZB/disksize" || return 1
+	# the same rotational flag as the backing disk (equal devices)
+	if ! echo "$rot" >/sys/block/zcache0/queue/rotational; then
+		echo "cannot set /sys/block/zcache0/queue/rotational to $rot"
+		return 1
+	fi
 	mkswap /dev/zcache0 >/dev/null || return 1
 	run swapon -p 10 /dev/zcache0
 }
@@ -263,7 +373,7 @@ stats_dump() { # everything worth keeping about the state now
 		echo "== vmstat"; cat /proc/vmstat
 		echo "== diskstats"; cat /proc/diskstats
 		echo "== zswap"; grep . /sys/kernel/debug/zswap/* 2>/dev/null
-		echo "== zram"; grep . /sys/block/zram0/mm_stat /sys/block/zram0/io_stat 2>/dev/null
+		echo "== zram"; grep . /sys/block/zram0/mm_stat /sys/block/zram0/io_stat /sys/block/zram0/bd_stat 2>/dev/null
 		echo "== zcache"; grep -r . /sys/kernel/zcache /sys/block/zcache0/zcache /sys/kernel/debug/zcache 2>/dev/null
 	} >"$1"
 }
@@ -281,15 +391,16 @@ wl_cmd() {
 	ms1) echo "$ZC_BIN/memstress --size-mb $ws_mb --procs 1 --mode mixed --passes $passes --seed 1" ;;
 	ms2) echo "$ZC_BIN/memstress --size-mb $ws_mb --procs $ncpu --mode mixed --passes $passes --seed 2" ;;
 	pc) echo "$ZC_BIN/pagecache --dir $FILES --size-mb $pc_mb --files 8 --passes $((passes + 1)) --drop-caches" ;;
+	build) echo "$ZC_TESTS/bench/appbuild.sh $build_src $B/build-ref.sha256 $build_mem $build_jobs" ;;
 	esac
 }
 
-cols="suite kernel profile config workload status rc wall_s user_s sys_s cpu_busy_s iowait_s majflt disk_read_mib disk_write_mib disk_reads disk_writes pswpin pswpout oom_kills pool_max_mib stored_at_max_mib ratio_at_max mib_verified ws_mib ram_mib"
+cols="suite kernel profile config workload rep status rc wall_s user_s sys_s cpu_busy_s iowait_s majflt disk_read_mib disk_write_mib disk_reads disk_writes pswpin pswpout oom_kills pool_max_mib stored_at_max_mib ratio_at_max mib_verified ws_mib ram_mib"
 echo "$cols" | tr ' ' '\t' >"$B/results.tsv"
 
 all_ok=1
-run_one() { # CFG WL
-	local cfg=$1 wl=$2 cmd rc=0 t0 t1 io0 io1 cpu0 cpu1 sp sout st
+run_one() { # CFG WL REP
+	local cfg=$1 wl=$2 r=$3 cmd rc=0 t0 t1 io0 io1 cpu0 cpu1 sp sout st
 	local in0 out0 oom0 in1 out1 oom1 pmax pst ratio ver user sys majflt sampler
 	cmd=$(wl_cmd "$wl")
 	reset_state
@@ -299,7 +410,8 @@ run_one() { # CFG WL
 	stats_dump "$RUN/stats-before.txt"
 	( while :; do echo "$(date +%s) $("pool_$cfg")"; sleep 2; done ) >"$RUN/pool.txt" 2>/dev/null &
 	sampler=$!
-	say "  $cfg/$wl: $cmd"
+	echo "$cmd" >"$RUN/cmd.txt"
+	say "  $cfg/$wl#$r: $cmd"
 	t0=$(date +%s.%N)
 	# shellcheck disable=SC2086
 	timeout -k 10 "$WL_TIMEOUT" $cmd >"$RUN/out.txt" 2>"$RUN/err.txt" || rc=$?
@@ -313,7 +425,7 @@ run_one() { # CFG WL
 	# pool: the sample with the largest pool, and what it held then
 	read -r pmax pst < <(awk 'NF == 3 && $2 >= m {m = $2; s = $3} END {print m + 0, s + 0}' "$RUN/pool.txt")
 	ratio=$(awk -v p="$pmax" -v s="$pst" 'BEGIN {if (p > 0) printf "%.2f", s / p; else print "-"}')
-	sout=$(grep -E '^(memstress|pagecache): ' "$RUN/out.txt" | tail -n 1)
+	sout=$(grep -E '^(memstress|pagecache|appbuild): ' "$RUN/out.txt" | tail -n 1)
 	kv() { echo "$sout" | tr ' ' '\n' | sed -n "s/^$1=//p"; }
 	ver=$(kv mib_verified) user=$(kv user_s) sys=$(kv sys_s) majflt=$(kv majflt)
 	st=ok
@@ -321,9 +433,9 @@ run_one() { # CFG WL
 		st=FAIL
 		[ "$rc" != 124 ] && [ "$rc" != 137 ] || st=TIMEOUT
 		all_ok=0
-		fail "bench-$cfg-$wl" "exit $rc: $(head -n 3 "$RUN/err.txt" | paste -sd ' ' | cut -c1-200)"
+		fail "bench-$cfg-$wl-r$r" "exit $rc: $(head -n 3 "$RUN/err.txt" | paste -sd ' ' | cut -c1-200)"
 	fi
-	printf '%s\t' "${ZC_SUITE:-unknown}" "$kernel" "${ZC_SCRATCH_PROFILE:-unknown}" "$cfg" "$wl" "$st" "$rc" \
+	printf '%s\t' "${ZC_SUITE:-unknown}" "$kernel" "${ZC_SCRATCH_PROFILE:-unknown}" "$cfg" "$wl" "$r" "$st" "$rc" \
 		"$(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.1f", b - a}')" \
 		"${user:--}" "${sys:--}" \
 		"$(awk -v a="${cpu0[0]}" -v b="${cpu1[0]}" -v h="$hz" 'BEGIN {printf "%.1f", (b - a) / h}')" \
@@ -337,32 +449,62 @@ run_one() { # CFG WL
 		"$(awk -v p="$pst" 'BEGIN {printf "%.1f", p / 1048576}')" \
 		"$ratio" "${ver:--}" "$ws_mb" >>"$B/results.tsv"
 	printf '%s\n' "$ram_mb" >>"$B/results.tsv"
-	printf 'bench-%s-%s\t%s\t%s\t%s\t0\t%s\n' "$cfg" "$wl" "$([ $st = ok ] && echo pass || echo fail)" \
+	printf 'bench-%s-%s-r%s\t%s\t%s\t%s\t0\t%s\n' "$cfg" "$wl" "$r" "$([ $st = ok ] && echo pass || echo fail)" \
 		"$([ $st = ok ] && echo 1 || echo 0)" "$([ $st = ok ] && echo 0 || echo 1)" \
 		"$(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%d", b - a}')" >>"$R/summary.tsv"
-	say "  $cfg/$wl: $st in $(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.0f", b - a}')s, disk w/r $(tail -n 1 "$B/results.tsv" | cut -f15,14 | tr '\t' /) MiB, pool max $(awk -v p="$pmax" 'BEGIN {printf "%.0f", p / 1048576}') MiB"
+	say "  $cfg/$wl#$r: $st in $(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.0f", b - a}')s, disk r/w $(tail -n 1 "$B/results.tsv" | cut -f15,16 | tr '\t' /) MiB, pool max $(awk -v p="$pmax" 'BEGIN {printf "%.0f", p / 1048576}') MiB"
 }
 
+# swap_flags CFG: what the kernel printed at each swapon of the setup
+# ("Adding NNNk swap on DEV.  Priority:P extents:E across:Ak SSDSCFS": SS
+# solid state, D discard, FS file system-like) and the rotational flags.
+swap_flags() {
+	local l d
+	dmesg | sed -n 's/^\[[^]]*\] //; /Adding .*k swap on /p' | tail -n +"$((dmesg_swapons + 1))" |
+	while read -r l; do echo "swapon $1: $l"; done
+	awk 'NR > 1 {print $1}' /proc/swaps | while read -r d; do
+		d=$(basename "$(readlink -f "$d")")
+		# a partition's queue is its disk's
+		[ ! -e "/sys/class/block/$d/partition" ] ||
+			d=$(basename "$(dirname "$(readlink -f "/sys/class/block/$d")")")
+		echo "rotational $1: $d $(cat "/sys/block/$d/queue/rotational" 2>/dev/null || echo '?')"
+	done
+}
+
+declare -A flags_done cfg_failed
+for r in $(seq "$repeat"); do
 for cfg in $configs; do
 	if ! cfg_available "$cfg"; then
-		say "$cfg: not available on $kernel, skipped"
-		echo "$cfg: skipped (not available on $kernel)" >>"$B/skipped.txt"
+		if [ "$r" = 1 ]; then
+			say "$cfg: not available on $kernel, skipped"
+			echo "$cfg: skipped (not available on $kernel)" >>"$B/skipped.txt"
+		fi
 		continue
 	fi
-	say "configuration $cfg"
+	[ -z "${cfg_failed[$cfg]:-}" ] || continue
+	say "configuration $cfg (run $r of $repeat)"
 	for wl in $workloads; do
 		RUN=$B/runs/$cfg-$wl
+		[ "$r" = 1 ] || RUN=$RUN-r$r
 		mkdir -p "$RUN"
+		dmesg_swapons=$(dmesg | grep -c 'Adding .*k swap on ')
 		if ! "setup_$cfg" >"$RUN/setup.log" 2>&1; then
 			fail "bench-$cfg" "setup failed: $(tail -n 2 "$RUN/setup.log" | paste -sd ' ')"
 			all_ok=0
+			cfg_failed[$cfg]=1
 			"teardown_$cfg" >>"$RUN/setup.log" 2>&1
 			continue 2
 		fi
 		cat /proc/swaps >>"$RUN/setup.log"
-		run_one "$cfg" "$wl"
+		swap_flags "$cfg" >"$RUN/swap-flags.txt"
+		if [ -z "${flags_done[$cfg]:-}" ]; then
+			cat "$RUN/swap-flags.txt" >>"$B/meta.txt"
+			flags_done[$cfg]=1
+		fi
+		run_one "$cfg" "$wl" "$r"
 		"teardown_$cfg" >>"$RUN/setup.log" 2>&1
 	done
+done
 done
 case " $workloads " in *" pc "*) umount "$FILES" ;; esac
 

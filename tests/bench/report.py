@@ -9,25 +9,40 @@ gnuplot (Debian's gnuplot-nox).  Standard library only.
 
 Ratios, never seconds alone: the guests run under emulation on shared
 machines, so only ratios between configurations of the same boot mean
-anything.  The summary line gives zcache/zswap and zcache/disk for runtime
-and disk I/O (read + written on the scratch disk), each the geometric mean
-over the workloads where both runs verified their data.
+anything.  Each (configuration, workload) may have run several times in the
+boot (--repeat): the tables give the median and the min-max spread, ratios
+are between medians.  The summary line and the goal check are per
+workload, never a mean over workloads: pc (the page cache) cannot change on
+a kernel without cleancache and is reported there as a control row only.
+The goal set follows the working set: issue 17's "must show" at 150% of RAM
+(or more), its 120% line below that.  DIR/floor.json (tests/bench/floor.py)
+adds the trace model's floor and calibration.
 """
 import csv
+import json
 import math
 import os
+import re
+import statistics
 import subprocess
 import sys
 
-CONFIG_ORDER = ["disk", "zswap", "zram", "zcache", "zcache-wb", "zcache-fs"]
+CONFIG_ORDER = ["disk", "zswap", "zram", "zram-wb", "zcache", "zcache-wb",
+                "zcache-fs"]
 WORKLOAD_DESC = {
     "ms1": "memstress, 1 process, mixed sequential/skewed-random access",
     "ms2": "memstress, one process per vCPU at once, mixed access",
     "pc": "pagecache: file set larger than RAM, re-read (clean page cache)",
+    "build": "a parallel build of Lua (Debian's source) in a memory cgroup, objects verified",
 }
-# The project's goal (issue 6), as (metric, against, at most).
-GOALS = [("disk_io", "disk", 0.3), ("runtime", "disk", 0.5),
-         ("runtime", "zswap", 1.0), ("disk_io", "zswap", 1.0)]
+# The goals of issue 17 for the swap workloads, as (metric, against, at
+# most), by working set: at 150% of RAM (and above) and at 120% (below 135%).
+GOALS_150 = [("disk_io", "disk", 0.50), ("disk_io", "zswap", 0.75),
+             ("disk_io", "zram", 0.90), ("runtime", "zswap", 1.0),
+             ("runtime", "zram", 1.0)]
+GOALS_120 = [("disk_io", "disk", 0.15)]
+SWAP_WORKLOADS = ("ms1", "ms2", "build")   # in the summary line
+GOAL_WORKLOADS = ("ms1", "ms2")            # checked against the goals
 
 
 def num(v):
@@ -57,6 +72,69 @@ def load(d):
     return rows, meta
 
 
+def aggregate(rows):
+    """One row per (workload, config): the median of its runs, with the
+    spread of runtime, disk I/O and CPU (min, max) and the run count."""
+    groups = {}
+    for r in rows:
+        groups.setdefault((r["workload"], r["config"]), []).append(r)
+    out = []
+    for (w, c), rs in groups.items():
+        good = [r for r in rs if r["status"] == "ok"]
+        base = dict(rs[0])
+        base["runs"] = len(rs)
+        base["runs_ok"] = len(good)
+        if len(good) == len(rs):
+            base["status"] = "ok"
+        else:
+            base["status"] = "%s (%d/%d ok)" % (
+                next(r["status"] for r in rs if r["status"] != "ok"), len(good), len(rs))
+        use = good or rs
+        for col in ("wall_s", "user_s", "sys_s", "cpu_busy_s", "iowait_s", "majflt",
+                    "disk_read_mib", "disk_write_mib", "disk_reads", "disk_writes",
+                    "pswpin", "pswpout", "oom_kills", "pool_max_mib",
+                    "stored_at_max_mib", "ratio_at_max", "mib_verified"):
+            vals = [num(r.get(col)) for r in use]
+            vals = [v for v in vals if v is not None]
+            if vals:
+                m = statistics.median(vals)
+                base[col] = ("%d" % m) if m == int(m) and col not in (
+                    "wall_s", "ratio_at_max") else ("%.1f" % m if col != "ratio_at_max"
+                                                    else "%.2f" % m)
+        for metric in ("runtime", "disk_io", "cpu"):
+            vals = [r[metric] for r in use if r[metric] is not None]
+            base[metric] = statistics.median(vals) if vals else None
+            base[metric + "_min"] = min(vals) if vals else None
+            base[metric + "_max"] = max(vals) if vals else None
+        if not good:
+            base["status"] = base["status"] if base["status"] != "ok" else "FAIL"
+        out.append(base)
+    order = {c: i for i, c in enumerate(CONFIG_ORDER)}
+    out.sort(key=lambda r: order.get(r["config"], 99))
+    return out
+
+
+def spread(r, metric, fmt="%.1f"):
+    """'median' or 'median (min-max)' when the row ran more than once."""
+    v = r.get(metric)
+    if v is None:
+        return "-"
+    if r.get("runs_ok", 1) > 1 and r.get(metric + "_min") is not None:
+        return (fmt + " (" + fmt + "-" + fmt + ")") % (v, r[metric + "_min"], r[metric + "_max"])
+    return fmt % v
+
+
+def ws_pct_of(meta, rows):
+    m = re.search(r"\((\d+)% of RAM\)", meta.get("working_set_mib", ""))
+    if m:
+        return int(m.group(1))
+    try:
+        r = rows[0]
+        return round(100 * float(r["ws_mib"]) / float(r["ram_mib"]))
+    except (KeyError, ValueError, ZeroDivisionError, IndexError):
+        return 150
+
+
 def ratio(a, b):
     if a is None or b is None:
         return None
@@ -73,15 +151,6 @@ def fmt_ratio(x):
     return "%.2f" % x
 
 
-def geomean(xs):
-    xs = [x for x in xs if x is not None and not math.isinf(x)]
-    if not xs:
-        return None
-    if any(x == 0 for x in xs):
-        return 0.0
-    return math.exp(sum(math.log(x) for x in xs) / len(xs))
-
-
 def by_key(rows):
     return {(r["workload"], r["config"]): r for r in rows}
 
@@ -90,13 +159,11 @@ def ok(r):
     return r is not None and r["status"] == "ok"
 
 
-def mean_ratio(idx, workloads, cfg, base, metric):
-    vals = []
-    for w in workloads:
-        a, b = idx.get((w, cfg)), idx.get((w, base))
-        if ok(a) and ok(b):
-            vals.append(ratio(a[metric], b[metric]))
-    return geomean(vals), len(vals)
+def wl_ratio(idx, w, cfg, base, metric):
+    a, b = idx.get((w, cfg)), idx.get((w, base))
+    if ok(a) and ok(b):
+        return ratio(a[metric], b[metric])
+    return None
 
 
 def gnuplot_bars(d, rows, configs, workloads, metric, ylabel, title, png):
@@ -169,86 +236,188 @@ plot {", ".join(plots)}
 """
 
 
+def goal_lines(idx, w, zc, goals):
+    out = []
+    for metric, base, limit in goals:
+        v = wl_ratio(idx, w, zc, base, metric)
+        name = "runtime" if metric == "runtime" else "disk I/O"
+        out.append("| %s | %s %s/%s | <= %.2f | %s | %s |" % (
+            w, name, zc, base, limit, fmt_ratio(v),
+            "-" if v is None else ("yes" if v <= limit else "**no**")))
+    return out
+
+
+def floor_section(d, idx, configs, workloads):
+    """The trace model's floor (floor.json from tests/bench/floor.py)."""
+    p = os.path.join(d, "floor.json")
+    if not os.path.exists(p):
+        return ["## The floor\n", "(no floor.json: tests/bench/floor.py did not run)\n"], {}
+    with open(p) as f:
+        fl = json.load(f).get("workloads", {})
+    out = ["## The floor: what the best pool of this size could do\n",
+           "tests/bench/floor.py replays the exact page accesses of each memstress run",
+           "(memstress --trace) against LRU RAM, a pool of the run's limit at the measured",
+           "compression ratio, and the disk; RAM's size M is fitted so that the disk-only",
+           "policy reproduces the disk row, then the model predicts the zswap and zram rows",
+           "(their error is the calibration error).  floor = the best LRU-driven pool policy",
+           "(write-through when full or LRU write-back, exclusive loads, clean pages read",
+           "from the disk keep their copy); belady = a clairvoyant pool.  Distance = the",
+           "configuration's measured disk I/O / the floor's (1.00 = at the floor).\n"]
+    dist = {}
+    for w in workloads:
+        res = fl.get(w)
+        if not res:
+            continue
+        out.append("### %s\n" % w)
+        out.append("Model: %d accesses over %d pages, M = %d pages (%.0f MiB%s), pool %d pages "
+                   "at %.2fx.\n" % (res["accesses"], res["pages"], res["m_pages"],
+                                    res["m_pages"] * 4096 / 1048576,
+                                    ", fitted on the disk row" if res["m_fitted"] else "",
+                                    res["pool_pages"], res["ratio"]))
+        if res.get("disk_mib_at_memavailable") is not None and res.get("m_avail_pages"):
+            out.append("(M from MemAvailable before the disk run would be %.0f MiB; the disk "
+                       "policy then moves %.1f MiB.)\n"
+                       % (res["m_avail_pages"] * 4096 / 1048576, res["disk_mib_at_memavailable"]))
+        out.append("| model policy | disk read MiB | disk write MiB | disk I/O MiB | x disk |")
+        out.append("|---|---|---|---|---|")
+        dm = res["policies"]["disk"]["mib"]
+        for pol, v in res["policies"].items():
+            out.append("| %s | %.1f | %.1f | %.1f | %s |" % (
+                pol, v["reads"] * 4096 / 1048576, v["writes"] * 4096 / 1048576, v["mib"],
+                fmt_ratio(ratio(v["mib"], dm))))
+        out.append("")
+        out.append("**Floor %.1f MiB (%sx disk); clairvoyant %.1f MiB (%sx disk).**\n" % (
+            res["floor_mib"], fmt_ratio(res["floor_x_disk"]), res["belady_mib"],
+            fmt_ratio(res["belady_x_disk"])))
+        if res.get("calibration"):
+            out.append("| calibration row | model policy | measured MiB | model MiB | error |")
+            out.append("|---|---|---|---|---|")
+            for cfg, c in res["calibration"].items():
+                out.append("| %s | %s | %.1f | %.1f | %+.1f%%%s |" % (
+                    cfg, c["policy"], c["measured_mib"], c["model_mib"], c["error_pct"],
+                    " (M fitted here)" if c.get("fitted") else ""))
+            out.append("")
+        out.append("| config | disk I/O MiB | distance to the floor | to the clairvoyant |")
+        out.append("|---|---|---|---|")
+        for c in configs:
+            r = idx.get((w, c))
+            if not ok(r):
+                continue
+            dd = ratio(r["disk_io"], res["floor_mib"])
+            dist[(w, c)] = dd
+            out.append("| %s | %.1f | %s | %s |" % (c, r["disk_io"], fmt_ratio(dd),
+                                                  fmt_ratio(ratio(r["disk_io"], res["belady_mib"]))))
+        out.append("")
+    return out, dist
+
+
 def main():
     if len(sys.argv) != 2:
         print("usage: report.py RESULTS_DIR", file=sys.stderr)
         return 2
     d = sys.argv[1]
-    rows, meta = load(d)
-    if not rows:
+    raw, meta = load(d)
+    if not raw:
         print("report.py: no rows in results.tsv", file=sys.stderr)
         return 1
+    rows = aggregate(raw)
     idx = by_key(rows)
     configs = [c for c in CONFIG_ORDER if any(r["config"] == c for r in rows)]
     configs += sorted({r["config"] for r in rows} - set(configs))
     workloads = []
-    for r in rows:
+    for r in raw:
         if r["workload"] not in workloads:
             workloads.append(r["workload"])
-    r0 = rows[0]
+    r0 = raw[0]
     suite, kernel, profile = r0["suite"], r0["kernel"], r0["profile"]
     zc = "zcache" if "zcache" in configs else (
         "zcache-fs" if "zcache-fs" in configs else None)
+    ws_pct = ws_pct_of(meta, raw)
+    goals = GOALS_150 if ws_pct >= 135 else GOALS_120
+    goal_set = ("issue 17 at 150%% of RAM (working set here %d%%)" % ws_pct if ws_pct >= 135
+                else "issue 17 at 120%% of RAM (working set here %d%%)" % ws_pct)
+    cleancache = meta.get("cleancache", "no") == "yes"
+    nrep = max(r["runs"] for r in rows)
 
     out = []
     out.append("# Benchmark: zcache against zswap, zram and disk swap (%s)\n" % suite)
     out.append("One boot of a QEMU guest; every configuration and workload below ran in it,")
-    out.append("one after the other. Only the ratios between rows mean anything: the guest")
+    out.append("one after the other%s. Only the ratios between rows mean anything: the guest"
+               % (", %d times, interleaved" % nrep if nrep > 1 else ""))
     out.append("runs under TCG emulation on a shared 2-core machine. Disk I/O (MiB moved on")
     out.append("the throttled disk) depends on the kernel's decisions only and repeats well;")
     out.append("runtime and CPU time depend on how busy the host was during each run and")
-    out.append("can swing several-fold between neighbouring rows: read them with care.\n")
+    out.append("can swing several-fold between neighbouring rows: read them with the spread")
+    out.append("(median, min-max over the runs) in mind.\n")
     out.append("| | |\n|---|---|")
     for k, label in [("suite", "Debian suite"), ("kernel", "kernel"),
                      ("date", "date (UTC)"), ("cpu", "machine (guest CPU)"),
                      ("ram_mib", "guest RAM (MiB)"),
                      ("profile", "swap disk profile"),
                      ("scratch", "scratch disk"),
+                     ("scratch_rotational", "scratch disk rotational (guest)"),
+                     ("scratch_rotational_kernel", "... as the kernel set it"),
                      ("working_set_mib", "anonymous working set (MiB)"),
                      ("pagecache_set_mib", "page-cache file set (MiB)"),
                      ("pool_pct", "pool limit (% of RAM)"),
                      ("compressor", "compressor"), ("passes", "passes"),
+                     ("repeat", "runs per configuration"),
+                     ("cleancache", "cleancache in the kernel"),
+                     ("host_load", "host load before the boot"),
+                     ("qemu", "QEMU"), ("source", "zcache source (commit)"),
                      ("package", "package")]:
         if k in meta:
             out.append("| %s | %s |" % (label, meta[k].replace("|", "/")))
     out.append("| profiles | ssd: 10k IOPS, 200 MB/s; hdd: 200 IOPS, 100 MB/s (QEMU throttling) |")
+    out.append("| goal set | %s |" % goal_set)
     out.append("")
 
-    # Summary line.
+    # Summary line: per swap workload, never a mean across workloads.
+    swap_wls = [w for w in workloads if w in SWAP_WORKLOADS]
     parts = []
-    for base in ("zswap", "disk"):
-        if zc is None:
-            break
-        rt, n1 = mean_ratio(idx, workloads, zc, base, "runtime")
-        io, n2 = mean_ratio(idx, workloads, zc, base, "disk_io")
-        parts.append("%s/%s runtime %s, disk I/O %s" % (zc, base, fmt_ratio(rt), fmt_ratio(io)))
+    if zc is not None:
+        for w in swap_wls:
+            ps = []
+            for base in ("disk", "zswap", "zram", "zram-wb"):
+                if (w, base) in idx:
+                    ps.append("/%s I/O %s runtime %s" % (
+                        base, fmt_ratio(wl_ratio(idx, w, zc, base, "disk_io")),
+                        fmt_ratio(wl_ratio(idx, w, zc, base, "runtime"))))
+            parts.append("%s: %s%s" % (w, zc, ", ".join(ps)))
     if parts:
-        summary = ("**Summary** (%s, %s, profile %s, geometric mean over %s): %s"
-                   % (suite, kernel, profile, ", ".join(workloads), "; ".join(parts)))
+        summary = ("**Summary** (%s, %s, profile %s, working set %d%% of RAM): %s"
+                   % (suite, kernel, profile, ws_pct, "; ".join(parts)))
     else:
-        summary = ("**Summary** (%s, %s, profile %s): no zcache result in this run"
+        summary = ("**Summary** (%s, %s, profile %s): no zcache result on a swap workload"
                    % (suite, kernel, profile))
-    others = []
-    for c in ("zswap", "zram"):
-        if c in configs:
-            rt, _ = mean_ratio(idx, workloads, c, "disk", "runtime")
-            io, _ = mean_ratio(idx, workloads, c, "disk", "disk_io")
-            others.append("%s/disk runtime %s, disk I/O %s" % (c, fmt_ratio(rt), fmt_ratio(io)))
     out.append(summary + "\n")
+    others = []
+    for w in swap_wls:
+        for c in ("zswap", "zram", "zram-wb"):
+            if (w, c) in idx:
+                others.append("%s %s/disk I/O %s runtime %s" % (
+                    w, c, fmt_ratio(wl_ratio(idx, w, c, "disk", "disk_io")),
+                    fmt_ratio(wl_ratio(idx, w, c, "disk", "runtime"))))
     if others:
         out.append("For comparison: " + "; ".join(others) + ".\n")
+    if "pc" in workloads and not cleancache:
+        out.append("pc is a control row on this kernel (no cleancache): nothing a swap "
+                   "configuration does can change its disk I/O; its runtime ratio shows the "
+                   "noise of the machine and what the pool's RAM costs the page cache.\n")
 
-    # Goal check.
-    if zc is not None:
-        out.append("## Against the goal\n")
-        out.append("| measure | goal | measured | met |\n|---|---|---|---|")
-        for metric, base, limit in GOALS:
-            v, n = mean_ratio(idx, workloads, zc, base, metric)
-            name = "runtime" if metric == "runtime" else "disk I/O"
-            out.append("| %s %s/%s | <= %.1f | %s | %s |" % (
-                name, zc, base, limit, fmt_ratio(v),
-                "-" if v is None else ("yes" if v <= limit else "**no**")))
+    floor_out, dist = floor_section(d, idx, configs, workloads)
+
+    # Goal check, per swap workload.
+    goal_wls = [w for w in swap_wls if w in GOAL_WORKLOADS]
+    if zc is not None and goal_wls:
+        out.append("## Against the goal (%s)\n" % goal_set)
+        out.append("| workload | measure | goal | measured | met |\n|---|---|---|---|---|")
+        for w in goal_wls:
+            out.extend(goal_lines(idx, w, zc, goals))
         out.append("")
+        if any(dist.get((w, zc)) is not None for w in goal_wls):
+            out.append("Distance of %s to the floor: %s.\n" % (zc, ", ".join(
+                "%s %s" % (w, fmt_ratio(dist.get((w, zc)))) for w in goal_wls)))
 
     # Tables.
     out.append("## Results per workload\n")
@@ -256,28 +425,45 @@ def main():
     out.append("disk (swap partition, and the files for pc). CPU: busy time of all guest CPUs")
     out.append("(user + system + irq, includes compression in kswapd). Pool: largest compressed")
     out.append("pool seen (2 s samples) and stored/pool at that moment. x disk = ratio to the")
-    out.append("disk-only row of the same workload.\n")
+    out.append("disk-only row of the same workload (medians). With several runs: median")
+    out.append("(min-max).\n")
     for w in workloads:
-        out.append("### %s: %s\n" % (w, WORKLOAD_DESC.get(w, w)))
-        out.append("| config | status | runtime s | x disk | disk read MiB | disk write MiB "
-                   "| disk I/O x disk | CPU s | CPU x disk | pool max MiB | ratio "
-                   "| swap in/out pages | major faults | OOM kills | MiB verified |")
-        out.append("|" + "---|" * 15)
+        ctl = " (control row: no cleancache on this kernel)" if w == "pc" and not cleancache else ""
+        out.append("### %s: %s%s\n" % (w, WORKLOAD_DESC.get(w, w), ctl))
+        out.append("| config | status | runs | runtime s | x disk | disk read MiB | disk write MiB "
+                   "| disk I/O MiB | disk I/O x disk | to floor | CPU s | CPU x disk "
+                   "| pool max MiB | ratio | swap in/out pages | major faults | OOM kills "
+                   "| MiB verified |")
+        out.append("|" + "---|" * 18)
         base = idx.get((w, "disk"))
         for c in configs:
             r = idx.get((w, c))
             if r is None:
                 continue
+
             def x(metric):
                 return fmt_ratio(ratio(r[metric], base[metric])) if ok(base) and ok(r) else "-"
-            out.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s/%s | %s | %s | %s |" % (
-                c, r["status"], r["wall_s"], x("runtime"), r["disk_read_mib"],
-                r["disk_write_mib"], x("disk_io"), r["cpu_busy_s"], x("cpu"),
-                r["pool_max_mib"],
-                r["ratio_at_max"] if (num(r["pool_max_mib"]) or 0) >= 1 else "-",
-                r["pswpin"], r["pswpout"],
-                r["majflt"], r["oom_kills"], r["mib_verified"]))
+            out.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s "
+                       "| %s | %s/%s | %s | %s | %s |" % (
+                           c, r["status"], r["runs"], spread(r, "runtime"), x("runtime"),
+                           r["disk_read_mib"], r["disk_write_mib"], spread(r, "disk_io"),
+                           x("disk_io"), fmt_ratio(dist.get((w, c))),
+                           spread(r, "cpu"), x("cpu"), r["pool_max_mib"],
+                           r["ratio_at_max"] if (num(r["pool_max_mib"]) or 0) >= 1 else "-",
+                           r["pswpin"], r["pswpout"],
+                           r["majflt"], r["oom_kills"], r["mib_verified"]))
         out.append("")
+    out.extend(floor_out)
+    flags = [ln for ln in open(os.path.join(d, "meta.txt")).read().splitlines()
+             if ln.startswith(("swapon ", "rotational "))] if os.path.exists(
+                 os.path.join(d, "meta.txt")) else []
+    if flags:
+        out.append("## Swap devices as the kernel saw them\n")
+        out.append("The kernel's line at each swapon (SS: solid state, the SSD allocator and")
+        out.append("VMA readahead; D: discard) and each swap device's queue/rotational.\n")
+        out.append("```")
+        out.extend(flags)
+        out.append("```\n")
     skipped = os.path.join(d, "skipped.txt")
     skipped_cfgs = set()
     if os.path.exists(skipped):
@@ -290,7 +476,8 @@ def main():
     missing = [c for c in asked if c not in configs and c not in skipped_cfgs]
     for c in missing:
         out.append("**%s: no result.** The guest stopped before this configuration finished "
-                   "(a kernel panic or a timeout: see the run's console.log and dmesg).\n" % c)
+                   "(a kernel panic, a timeout or a failed setup: see failures.txt, the run's "
+                   "console.log and dmesg).\n" % c)
     done = [w for w in meta.get("workloads", "").split()]
     for c in configs:
         lost = [w for w in done if (w, c) not in idx]

@@ -10,17 +10,30 @@
 #
 #   --profile ssd|hdd|none  throttling of the scratch disk (default ssd:
 #                     10k IOPS, 200 MB/s; hdd: 200 IOPS, 100 MB/s)
+#   --rot auto|0|1    the scratch disk's queue/rotational in the guest (auto:
+#                     0 for ssd, 1 for hdd); zcache0 and zram-wb's zram0 get
+#                     the same value
 #   --mem MIB         guest RAM (default 640)
-#   --configs LIST    comma list (default disk,zswap,zram,zcache-fs,zcache)
-#   --workloads LIST  comma list of ms1,ms2,pc (default all)
-#   --ws-pct N        anonymous working set, % of guest RAM (default 150)
+#   --configs LIST    comma list (default disk,zswap,zram,zram-wb,zcache-fs,
+#                     zcache; unavailable ones are skipped)
+#   --workloads LIST  comma list of ms1,ms2,pc,build (default all); build: a
+#                     parallel build of Lua (Debian's source, fetched here
+#                     with apt-get source) in a memory cgroup in the guest
+#   --build-mem MIB   memory.max of the build's cgroup (default 48)
+#   --build-jobs N    its make -j (default 3)
+#   --ws-pct N        anonymous working set, % of guest RAM (default 150,
+#                     120 with --quick); the report's goal set follows it
 #   --pool-pct N      pool limit, % of RAM, for zswap, zram, zcache (20)
 #   --comp NAME       compressor for all of them (default lz4)
 #   --passes N        workload passes (default 1)
+#   --repeat N        runs of each configuration in the boot, interleaved
+#                     (default 3; 1 with --quick); the report shows the
+#                     median and min-max
 #   --install fast|none  with the package (default: fast when a .deb is in
-#                     $ZC_CACHE/pkg, else none: the zcache rows are skipped)
+#                     the package dir, else none: the zcache rows are skipped)
+#   --pkg-dir DIR     the packages (default $ZC_CACHE/pkg)
 #   --quick           smaller sets (ZC_QUICK=1)
-#   --timeout SEC     hard limit of the boot (default 7200)
+#   --timeout SEC     hard limit of the boot (default 7200 per repeat)
 #   --name NAME       run name (default bench-SUITE-PROFILE-DATE)
 #   --publish         copy the report into docs/bench/SUITE-PROFILE/ (the
 #                     committed reference reports; commit them by hand)
@@ -31,10 +44,12 @@ here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 . "$repo/vm/lib.sh"
 
-usage() { sed -n '4,29s/^# \{0,1\}//p' "$0" >&2; exit 2; }
+usage() { sed -n '4,/^[^#]/{/^#/s/^# \{0,1\}//p}' "$0" >&2; exit 2; }
 
-profile=ssd mem=640 configs=disk,zswap,zram,zcache-fs,zcache workloads=ms1,ms2,pc
-ws_pct=150 pool_pct=20 comp=lz4 passes=1 install='' quick='' tmo=7200 name='' publish=''
+profile=ssd mem=640 configs=disk,zswap,zram,zram-wb,zcache-fs,zcache workloads=ms1,ms2,pc,build
+build_mem=48 build_jobs=3
+ws_pct='' pool_pct=20 comp=lz4 passes=1 install='' quick='' tmo='' name='' publish=''
+repeat='' rot=auto pkgdir=${ZC_PKG_DIR:-$ZC_CACHE/pkg}
 while [ $# -gt 0 ]; do
 	case $1 in
 	--profile) profile=$2; shift 2 ;;
@@ -45,6 +60,11 @@ while [ $# -gt 0 ]; do
 	--pool-pct) pool_pct=$2; shift 2 ;;
 	--comp) comp=$2; shift 2 ;;
 	--passes) passes=$2; shift 2 ;;
+	--repeat) repeat=$2; shift 2 ;;
+	--rot) rot=$2; shift 2 ;;
+	--build-mem) build_mem=$2; shift 2 ;;
+	--build-jobs) build_jobs=$2; shift 2 ;;
+	--pkg-dir) pkgdir=$2; shift 2 ;;
 	--install) install=$2; shift 2 ;;
 	--quick) quick=1; shift ;;
 	--timeout) tmo=$2; shift 2 ;;
@@ -59,15 +79,19 @@ done
 suite=$1
 zc_check_suite "$suite" || usage
 case $profile in ssd|hdd|none) ;; *) zc_die "--profile: ssd, hdd or none" ;; esac
-case $mem$ws_pct$pool_pct$passes$tmo in *[!0-9]*) zc_die "--mem, --ws-pct, --pool-pct, --passes, --timeout take numbers" ;; esac
+if [ -n "$quick" ]; then ws_pct=${ws_pct:-120} repeat=${repeat:-1}; fi
+ws_pct=${ws_pct:-150} repeat=${repeat:-3}
+case $repeat in ''|*[!0-9]*) ;; *) tmo=${tmo:-$((7200 * repeat))} ;; esac
+case $rot in auto|0|1) ;; *) zc_die "--rot: auto, 0 or 1" ;; esac
+case $mem$ws_pct$pool_pct$passes$tmo$repeat$build_mem$build_jobs in *[!0-9]*) zc_die "--mem, --ws-pct, --pool-pct, --passes, --timeout, --repeat take numbers" ;; esac
 case $configs in *[!a-z0-9,-]*) zc_die "--configs: a comma list" ;; esac
 case $workloads in *[!a-z0-9,]*) zc_die "--workloads: a comma list" ;; esac
 case $comp in *[!a-z0-9-]*) zc_die "--comp: a crypto API compressor name" ;; esac
 if [ -z "$install" ]; then
-	if ls "$ZC_CACHE"/pkg/zcache-dkms_*_all.deb >/dev/null 2>&1; then install=fast
+	if ls "$pkgdir"/zcache-dkms_*_all.deb >/dev/null 2>&1; then install=fast
 	else
 		install=none
-		zc_log "no package in $ZC_CACHE/pkg (make deb): zcache configurations will be skipped"
+		zc_log "no package in $pkgdir (make deb): zcache configurations will be skipped"
 	fi
 fi
 case $install in fast|none) ;; *) zc_die "--install: fast or none" ;; esac
@@ -81,16 +105,48 @@ scratch_mb=$(( mem * ws_pct / 100 + 512 + mem * 125 / 100 * 12 / 10 + 512 ))
 # root by label: the scratch disk (an explicit -device) enumerates before
 # the root disk (if=virtio), so /dev/vda is the scratch disk.
 append="root=LABEL=zcroot zcb_configs=$configs zcb_workloads=$workloads zcb_ws_pct=$ws_pct"
-append+=" zcb_pool_pct=$pool_pct zcb_comp=$comp zcb_passes=$passes"
-vm_args=(--install "$install" --mem "$mem" --scratch "${scratch_mb}M:$profile"
+append+=" zcb_pool_pct=$pool_pct zcb_comp=$comp zcb_passes=$passes zcb_repeat=$repeat zcb_rot=$rot"
+append+=" zcb_build_mem=$build_mem zcb_build_jobs=$build_jobs"
+# The build's source: Debian's lua5.4 source package, fetched here (the
+# guest has no network) with a private apt configuration (deb-src of
+# bookworm; the host's own sources stay untouched) into tests/bench/.cache,
+# which vm/run.sh copies into the guest with tests/.
+case ",$workloads," in *,build,*)
+	cache=$here/.cache
+	if [ ! -s "$cache/lua.tar.gz" ]; then
+		zc_log "fetching Debian's lua5.4 source for the build workload"
+		mkdir -p "$cache/apt/lists/partial" "$cache/apt/cache" "$cache/src"
+		echo "deb-src http://deb.debian.org/debian bookworm main" >"$cache/apt/sources.list"
+		aptq=(-o "Dir::Etc::SourceList=$cache/apt/sources.list" -o "Dir::Etc::SourceParts=/nonexistent"
+			-o "Dir::State::Lists=$cache/apt/lists" -o "Dir::Cache=$cache/apt/cache")
+		apt-get "${aptq[@]}" update -qq || zc_die "apt-get update (deb-src) failed"
+		(cd "$cache/src" && apt-get "${aptq[@]}" source --download-only lua5.4) ||
+			zc_die "apt-get source lua5.4 failed"
+		cp "$(ls "$cache"/src/lua5.4_*.orig.tar.gz | head -n 1)" "$cache/lua.tar.gz"
+		rm -rf "$cache/apt" "$cache/src"
+	fi
+	;;
+esac
+vm_args=(--install "$install" --pkg-dir "$pkgdir" --mem "$mem" --scratch "${scratch_mb}M:$profile"
 	--script bench/guest.sh --name "$name" --timeout "$tmo" --append "$append")
 [ -z "$quick" ] || vm_args+=(--quick)
 
+load0=$(cut -d' ' -f1-3 /proc/loadavg)
 zc_log "benchmark $name: $suite, ${mem} MiB RAM, profile $profile, configs $configs, workloads $workloads"
 rc=0
 "$repo/vm/run.sh" "${vm_args[@]}" "$suite" || rc=$?
 out=$ZC_CACHE/results/$name/bench
 [ -f "$out/results.tsv" ] || zc_die "the guest wrote no results (logs: $ZC_CACHE/logs/$name)"
+# what the guest cannot know: the host's side of the run
+{
+	echo "host_load: $load0 before the boot, $(cut -d' ' -f1-3 /proc/loadavg) after (1/5/15 min)"
+	echo "qemu: $(qemu-system-x86_64 --version | head -n 1)"
+	echo "source: $(git -C "$repo" describe --always --dirty 2>/dev/null || echo unknown)" \
+		"(the checkout run.sh ran from; packages from $pkgdir)"
+} >>"$out/meta.txt"
+# the floor: the trace model of the memstress workloads (floor.py)
+python3 "$here/floor.py" "$out" --json "$out/floor.json" >"$out/floor.txt" 2>&1 ||
+	zc_log "floor.py failed (see $out/floor.txt): the report has no floor"
 python3 "$here/report.py" "$out" || rc=1
 zc_log "report: $out/report.md"
 grep -m1 '^\*\*Summary' "$out/report.md" | sed 's/\*\*//g' || true
@@ -99,6 +155,7 @@ if [ -n "$publish" ]; then
 	rm -rf "$pub"
 	mkdir -p "$pub"
 	cp "$out"/report.md "$out"/results.tsv "$out"/meta.txt "$out"/*.png "$pub"/
+	cp "$out"/floor.json "$out"/floor.txt "$pub"/ 2>/dev/null || true
 	zc_log "published to $pub (commit it with its docs/bench/README.md line)"
 fi
 exit "$rc"

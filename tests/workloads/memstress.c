@@ -4,6 +4,7 @@
  *
  *   memstress --size-mb N [--passes P] [--procs K] [--mode seq|rand|mixed]
  *             [--incompressible-pct X] [--write-pct W] [--seed S] [-v]
+ *   memstress ... --trace FILE
  *
  * N MiB in total (split evenly over K forked processes, which run at once)
  * are filled page by page with content that compresses like real memory:
@@ -26,6 +27,13 @@
  *   elapsed_s=... user_s=... sys_s=... majflt=... minflt=...
  * A child killed by a signal (the OOM killer sends SIGKILL) is a failure,
  * reported with the signal; exit status 1.  Usage errors exit 2.
+ *
+ * --trace FILE touches no memory: it runs each process's loop in turn with
+ * the same options and random streams and writes the page accesses it
+ * would make, for the benchmark's trace model (tests/bench/floor.py).
+ * Format, little-endian, per process: u64 process number, u64 pages,
+ * u64 events, then one u32 per event: page index << 1 | 1 when the touch
+ * rewrites the page (the fill always does), | 0 when it only reads it.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -60,6 +68,7 @@ struct ms_opts {
 	uint64_t seed;
 	int verbose;
 	const char *dump;	/* write the first fill of process 0 here, exit */
+	const char *trace;	/* write the access trace here, touch nothing */
 };
 
 /* The header at the start of every page. */
@@ -107,12 +116,29 @@ struct ms_proc {
 	uint64_t *sum;		/* checksum of each page */
 	unsigned char *expect;	/* scratch page for diagnostics */
 	struct ms_result res;
+	FILE *trace;		/* --trace: record accesses instead */
+	uint64_t nevents;
 };
+
+static void ms_trace(struct ms_proc *w, uint64_t i, int write)
+{
+	uint32_t ev = (uint32_t)(i << 1) | (write ? 1 : 0);
+
+	if (fwrite(&ev, sizeof(ev), 1, w->trace) != 1) {
+		fprintf(stderr, "memstress: writing the trace failed\n");
+		exit(1);
+	}
+	w->nevents++;
+}
 
 static void ms_write_page(struct ms_proc *w, uint64_t i)
 {
 	unsigned char *p = w->mem + i * ms_page_size;
 
+	if (w->trace) {
+		ms_trace(w, i, 1);
+		return;
+	}
 	ms_generate(w->o, p, w->proc, i, w->gen[i]);
 	w->sum[i] = wl_checksum(p, ms_page_size);
 	w->res.pages_written++;
@@ -125,6 +151,12 @@ static void ms_verify_page(struct ms_proc *w, uint64_t i, const char *phase)
 	struct ms_hdr h;
 	size_t off, bad = 0, first = 0;
 
+	if (w->trace) {
+		if (strcmp(phase, "final"))
+			return;	/* ms_touch records the touch */
+		ms_trace(w, i, 0);
+		return;
+	}
 	if (wl_checksum(p, ms_page_size) == w->sum[i]) {
 		w->res.pages_verified++;
 		return;
@@ -159,8 +191,15 @@ static void ms_verify_page(struct ms_proc *w, uint64_t i, const char *phase)
 static void ms_touch(struct ms_proc *w, uint64_t i, uint64_t *rng,
 		     const char *phase)
 {
+	int write;
+
 	ms_verify_page(w, i, phase);
-	if (wl_next(rng) % 100 < w->o->write_pct) {
+	write = wl_next(rng) % 100 < w->o->write_pct;
+	if (w->trace) {
+		ms_trace(w, i, write);
+		return;
+	}
+	if (write) {
 		w->gen[i]++;
 		ms_write_page(w, i);
 	}
@@ -251,6 +290,7 @@ static void ms_usage(FILE *f)
 		"                 [--mode seq|rand|mixed] [--incompressible-pct X]\n"
 		"                 [--write-pct W] [--seed S] [-v]\n"
 		"       memstress --size-mb N [--incompressible-pct X] --dump FILE\n"
+		"       memstress ... --trace FILE (the access trace; touches nothing)\n"
 		"  N MiB in total over K processes (default K=1, P=2, mixed, X=10, W=50);\n"
 		"  --dump writes the pages of the first fill to FILE (to measure how\n"
 		"  the content compresses) and runs nothing\n");
@@ -283,6 +323,7 @@ static void ms_parse(int argc, char **argv, struct ms_opts *o)
 		{ "seed", required_argument, NULL, 's' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "dump", required_argument, NULL, 'D' },
+		{ "trace", required_argument, NULL, 'T' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -291,7 +332,7 @@ static void ms_parse(int argc, char **argv, struct ms_opts *o)
 	*o = (struct ms_opts){ .passes = 2, .procs = 1, .mode = MS_MIXED,
 			       .incompressible_pct = 10, .write_pct = 50,
 			       .seed = 1 };
-	while ((c = getopt_long(argc, argv, "m:p:k:M:x:w:s:vhD:", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "m:p:k:M:x:w:s:vhD:T:", lo, NULL)) != -1) {
 		switch (c) {
 		case 'm':
 			o->size_mb = ms_num(optarg, "--size-mb", 1ULL << 24);
@@ -331,6 +372,9 @@ static void ms_parse(int argc, char **argv, struct ms_opts *o)
 		case 'D':
 			o->dump = optarg;
 			break;
+		case 'T':
+			o->trace = optarg;
+			break;
 		case 'h':
 			ms_usage(stdout);
 			exit(0);
@@ -368,6 +412,46 @@ static int ms_dump(const struct ms_opts *o, uint64_t npages)
 	return fclose(f) ? 1 : 0;
 }
 
+/* --trace: every process's accesses, one process after the other. */
+static int ms_trace_all(const struct ms_opts *o, uint64_t per, uint64_t extra)
+{
+	FILE *f = fopen(o->trace, "wb");
+	unsigned int k;
+
+	if (!f) {
+		fprintf(stderr, "memstress: cannot write %s: %s\n", o->trace,
+			strerror(errno));
+		return 1;
+	}
+	for (k = 0; k < o->procs; k++) {
+		struct ms_proc w = { .o = o, .proc = k, .npages = per + (k < extra),
+				     .trace = f };
+		uint64_t hdr[3] = { k, w.npages, 0 };
+		long at = ftell(f);
+
+		if (w.npages >= (1ULL << 31)) {
+			fprintf(stderr, "memstress: --trace: too many pages\n");
+			return 1;
+		}
+		if (at < 0 || fwrite(hdr, sizeof(hdr), 1, f) != 1)
+			goto fail;
+		ms_run_proc(&w);
+		hdr[2] = w.nevents;
+		if (fseek(f, at, SEEK_SET) || fwrite(hdr, sizeof(hdr), 1, f) != 1 ||
+		    fseek(f, 0, SEEK_END))
+			goto fail;
+	}
+	if (fclose(f))
+		goto fail_closed;
+	printf("memstress: trace procs=%u written to %s\n", o->procs, o->trace);
+	return 0;
+fail:
+	fclose(f);
+fail_closed:
+	fprintf(stderr, "memstress: writing %s failed\n", o->trace);
+	return 1;
+}
+
 static double ms_tv(struct timeval tv)
 {
 	return (double)tv.tv_sec + (double)tv.tv_usec / 1e6;
@@ -395,6 +479,8 @@ int main(int argc, char **argv)
 		return ms_dump(&o, total_pages);
 	per = total_pages / o.procs;
 	extra = total_pages % o.procs;
+	if (o.trace)
+		return ms_trace_all(&o, per, extra);
 	pids = calloc(o.procs, sizeof(*pids));
 	fds = calloc(o.procs, sizeof(*fds));
 	if (!pids || !fds)
