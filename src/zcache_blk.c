@@ -478,6 +478,42 @@ static bool zcache_blk_bio_in_range(struct zcache_blk_dev *dev,
 	return end <= ((sector_t)dev->nr_pages << ZCACHE_BLK_SECTOR_SHIFT);
 }
 
+/* A discard of the backing device ended: a failed one loses nothing. */
+static void zcache_blk_discard_end_io(struct bio *bio)
+{
+	struct bio *parent = bio->bi_private;
+
+	bio_put(bio);
+	bio_endio(parent);
+}
+
+/*
+ * Pass a discard of pages [first, first + nr) down to the backing device,
+ * chained to @parent, so that an SSD or thin volume under it learns the
+ * blocks are free (swapon --discard).  Write zeroes are not passed down:
+ * the pages read as zeroes from their cleared map bits.
+ */
+static void zcache_blk_discard_backing(struct zcache_blk_dev *dev,
+				       unsigned long first, unsigned long nr,
+				       struct bio *parent)
+{
+	struct bio *bio;
+
+	if (!dev->backing.bdev || !zc_bdev_can_discard(dev->backing.bdev))
+		return;
+	bio = zc_bio_alloc(dev->backing.bdev, REQ_OP_DISCARD, GFP_NOIO,
+			   &zcache_blk_bioset);
+	if (!bio)
+		return;
+	bio->bi_iter.bi_sector = (sector_t)first << ZCACHE_BLK_SECTOR_SHIFT;
+	bio->bi_iter.bi_size = (unsigned int)nr << PAGE_SHIFT;
+	bio->bi_private = parent;
+	bio->bi_end_io = zcache_blk_discard_end_io;
+	bio_inc_remaining(parent);
+	atomic64_add(nr, &dev->stats.backing_discarded);
+	submit_bio(bio);
+}
+
 static void zcache_blk_discard_bio(struct zcache_blk_dev *dev,
 				   struct bio *bio)
 {
@@ -488,8 +524,11 @@ static void zcache_blk_discard_bio(struct zcache_blk_dev *dev,
 	/* Whole pages only: the block size makes every request whole. */
 	first = DIV_ROUND_UP(start, ZCACHE_BLK_SECTORS_PER_PAGE);
 	last = end >> ZCACHE_BLK_SECTOR_SHIFT;
-	if (last > first)
-		zcache_blk_discard_pages(dev, first, last - first);
+	if (last <= first)
+		return;
+	zcache_blk_discard_pages(dev, first, last - first);
+	if (bio_op(bio) == REQ_OP_DISCARD)
+		zcache_blk_discard_backing(dev, first, last - first, bio);
 }
 
 static void zcache_blk_handle_bio(struct zcache_blk_dev *dev, struct bio *bio,
@@ -1126,6 +1165,7 @@ ZCACHE_BLK_DEV_STAT(io_errors);
 ZCACHE_BLK_DEV_STAT(discarded);
 ZCACHE_BLK_DEV_STAT(notify_free);
 ZCACHE_BLK_DEV_STAT(exclusive_loads);
+ZCACHE_BLK_DEV_STAT(backing_discarded);
 
 /* The ratios of zcache.h for this device's pool, two decimals. */
 #define ZCACHE_BLK_RATIO(_name)						\
@@ -1199,6 +1239,7 @@ static struct attribute *zcache_blk_attrs[] = {
 	&zcache_blk_attr_discarded.attr,
 	&zcache_blk_attr_notify_free.attr,
 	&zcache_blk_attr_exclusive_loads.attr,
+	&zcache_blk_attr_backing_discarded.attr,
 	&zcache_blk_attr_summary.attr,
 	NULL,
 };

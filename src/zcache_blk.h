@@ -55,6 +55,7 @@ struct zcache_blk_stats {
 	atomic64_t discarded;		/* pages freed by discard/write zeroes */
 	atomic64_t notify_free;		/* pages freed by swap_slot_free_notify */
 	atomic64_t exclusive_loads;	/* pool hits into swap-cache pages, dropped */
+	atomic64_t backing_discarded;	/* pages discarded on the backing device */
 	atomic64_t punted;		/* bios handed to the worker */
 };
 

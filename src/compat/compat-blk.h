@@ -35,6 +35,9 @@
  *	address space has no dirty accounting: setting the flag is all its
  *	dirty hook does).  Folio calls where they exist (5.16; 6.12 removed
  *	PageSwapCache()), page flags on 5.10.
+ *   zc_bdev_can_discard(bdev)
+ *	the device takes REQ_OP_DISCARD: bdev_max_discard_sectors() (5.19),
+ *	blk_queue_discard() before.
  *   zc_bio_alloc(bdev, opf, gfp, bio_set), zc_blk_opf_t
  *	one-vector bio for bdev: bio_alloc_bioset(gfp, n, bs) + bio_set_dev()
  *	before 5.18, bio_alloc_bioset(bdev, n, opf, gfp, bs) since.
@@ -219,6 +222,12 @@ static inline void zc_blk_set_capacity(struct gendisk *disk, sector_t sectors)
 	{								\
 		fn(disk);						\
 	}
+#endif
+
+#ifdef HAVE_BDEV_MAX_DISCARD_SECTORS
+#define zc_bdev_can_discard(bdev)	(bdev_max_discard_sectors(bdev) != 0)
+#else
+#define zc_bdev_can_discard(bdev)	blk_queue_discard(bdev_get_queue(bdev))
 #endif
 
 /* Swap-cache pages of a read bio (exclusive loads). */

@@ -14,7 +14,8 @@
 #   - swapoff with pages both in the pool and on the backing device
 #   - write-back (writeback=1) racing overwrites and discards of its slots
 #     (swapon --discard=pages, slots freed by exiting processes, forced
-#     write-back every 0.2 s): no stale data resurrected
+#     write-back every 0.2 s): no stale data resurrected; swap's discards
+#     reach the backing device when it takes them
 # A small pool (max_pool_percent=5) makes pages spill to the backing
 # device ($ZC_SCRATCH_DEV, else a loop device).
 # KTAP on stdout; commands and their output on stderr.
@@ -43,7 +44,7 @@ cleanup() {
 trap cleanup EXIT
 
 tap_begin_package
-echo "1..14"
+echo "1..15"
 taint_mark
 
 if [ -n "${ZC_SCRATCH_DEV:-}" ] && [ -b "$ZC_SCRATCH_DEV" ]; then
@@ -151,5 +152,19 @@ wb=$(st written_back_pages)
 if [ "$wb" -gt 0 ]; then ok "write-back ran meanwhile: $wb pages written back, $(st discarded) discarded, $(st notify_free) slots freed"
 else nok "write-back ran meanwhile # written_back_pages $wb"; fi
 swapoff "$DEV" 2>/dev/null
+# swapon --discard=pages discards freed clusters; zcache0 passes them down
+# when the backing device takes discards.
+bq=/sys/class/block/${backing##*/}
+[ -e "$bq/partition" ] && bq=$(dirname "$(readlink -f "$bq")")
+dmax=$(cat "$bq/queue/discard_max_bytes" 2>/dev/null || echo 0)
+if [ "$dmax" -gt 0 ]; then
+	if [ "$(st discarded)" -gt 0 ] && [ "$(st backing_discarded)" -gt 0 ]; then
+		ok "discards reach the backing device: $(st discarded) pages discarded, $(st backing_discarded) passed down"
+	else
+		nok "discards reach the backing device # discarded $(st discarded), backing_discarded $(st backing_discarded)"
+	fi
+else
+	skip "discards reach the backing device" "$backing takes no discards"
+fi
 check_taint
 exit $failed
