@@ -23,9 +23,10 @@ test-full:
 ##                 them installed, set up /dev/zcache0 over a backing swap
 ##                 partition on a throttled disk, run the verified memstress
 ##                 workload, and print zcache's statistics beside the same
-##                 run on plain disk swap (report in $ZC_CACHE/results/demo-*)
+##                 run on plain disk swap and on zswap over that disk
+##                 (report in $ZC_CACHE/results/demo-*)
 .PHONY: demo
 demo: deb
 	tests/bench/run.sh --install fast --quick --profile $(or $(PROFILE),ssd) \
-		--configs disk,zcache --workloads ms1 \
+		--configs disk,zswap,zcache --workloads ms1 --repeat 1 \
 		--name demo-$(or $(SUITE),bookworm)-$$(date +%Y%m%d-%H%M%S) $(or $(SUITE),bookworm)
