@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * What the core's own files share (not for front ends:
- * they use zcache.h).
+ * What the core's own files share: compression, tunables, the debugfs
+ * table, test hooks.  Front ends use zcache.h (and zcache_frontend.h);
+ * the module's init (zcache_main.c) and zcache_sysfs.c read it too.
  */
 #ifndef _ZCACHE_INTERNAL_H
 #define _ZCACHE_INTERNAL_H
@@ -12,8 +13,12 @@
 #include <linux/percpu.h>
 #include "zcache.h"
 
-/* Allocation flags of the store path: never block, never use reserves. */
-#define ZCACHE_GFP	(GFP_NOWAIT | __GFP_NOWARN | __GFP_NOMEMALLOC)
+/*
+ * Allocation flags of the store path: never block.  A store in reclaim
+ * context may use the reserves, as zram's and zswap's do: the pool limit
+ * still bounds the pool.
+ */
+#define ZCACHE_GFP	(GFP_NOWAIT | __GFP_NOWARN)
 
 /* Compression (zcache_comp.c). */
 #define ZCACHE_COMP_NONE	0xff
@@ -65,30 +70,6 @@ int zcache_comp_decompress(struct zcache_comp_ctx *ctx, u8 comp_id,
 const char *zcache_comp_name(u8 comp_id);
 int zcache_comp_set(const char *name);
 
-/* zbud: two objects per page frame (zcache_zbud.c). */
-struct zcache_zbud_pool;
-
-struct zcache_zbud_pool *zcache_zbud_create(void);
-void zcache_zbud_destroy(struct zcache_zbud_pool *pool);
-int zcache_zbud_alloc(struct zcache_zbud_pool *pool, size_t size, gfp_t gfp,
-		      unsigned long priv, unsigned long *handle);
-void zcache_zbud_free(struct zcache_zbud_pool *pool, unsigned long handle);
-void *zcache_zbud_map(struct zcache_zbud_pool *pool, unsigned long handle);
-unsigned long zcache_zbud_pages(struct zcache_zbud_pool *pool);
-size_t zcache_zbud_max_size(void);
-/*
- * Takes the least recently used frame off the pool's lists and calls
- * @grab(priv, arg) for each object still in it, with the pool lock held
- * (@grab must not sleep).  The frame is freed when its last object is
- * freed.  Returns the number of objects passed to @grab, or -ENOENT when
- * the pool has no frame to evict.
- */
-int zcache_zbud_evict_lru(struct zcache_zbud_pool *pool,
-			  bool (*grab)(unsigned long priv, void *arg),
-			  void *arg);
-/* Total frames in all zbud pools. */
-unsigned long zcache_zbud_total_pages(void);
-
 /* Tunables (zcache_tmem.c) and their state, for sysfs. */
 unsigned long zcache_total_pages(void);
 unsigned long zcache_limit_pages(void);
@@ -98,18 +79,18 @@ unsigned long zcache_nr_pools(void);
 struct seq_file;
 void zcache_pools_show(struct seq_file *m);
 
-/* Counts a store a front end refused because it is switched off. */
-void zcache_count_disabled(struct zcache_pool *pool);
 /* Validated bool parameters under the parameter mutex (zcache_tmem.c). */
 struct kernel_param;
 extern const struct kernel_param_ops zcache_param_bool_ops;
 int zcache_param_bool_set(const char *val, const struct kernel_param *kp);
 
-/* Test hooks, exported for zcache_test.ko. */
+/*
+ * Test hooks for zcache_test.ko, which links its own copy of the core
+ * (src/Kbuild, ZC_TESTS=1): nothing is exported.  A limit in pages
+ * instead of max_pool_percent (0: off; returns the previous one), and
+ * one run of the shrink worker, waited for.
+ */
 unsigned long zcache_test_set_limit_pages(unsigned long pages);
-
-/* Front-end state for sysfs (zcache_frontswap.c, zcache_cleancache.c). */
-bool zcache_frontswap_active(void);
-bool zcache_cleancache_active(void);
+void zcache_shrink_sync(void);
 
 #endif /* _ZCACHE_INTERNAL_H */
