@@ -3,7 +3,8 @@
  * zcache's global state and counters:
  *   /sys/kernel/zcache/            read-only, one value a file (README)
  *   /sys/kernel/debug/zcache/      per-pool table and limit details
- * Tunables live in /sys/module/zcache/parameters/.
+ * Tunables live in /sys/module/zcache/parameters/.  A front end adds its
+ * own files (zcache_sysfs_add_file(), zcache_frontend.c).
  */
 #undef pr_fmt			/* compat.h's headers defined the default */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -14,6 +15,7 @@
 #include <linux/seq_file.h>
 #include <linux/mm.h>
 #include "zcache_internal.h"
+#include "zcache_frontend.h"
 
 static struct kobject *zcache_kobj;
 static struct dentry *zcache_debugfs;
@@ -95,22 +97,6 @@ static ssize_t compressor_show(struct kobject *kobj,
 }
 static struct kobj_attribute zcache_attr_compressor = __ATTR_RO(compressor);
 
-static ssize_t frontswap_active_show(struct kobject *kobj,
-				     struct kobj_attribute *attr, char *buf)
-{
-	return sysfs_emit(buf, "%d\n", zcache_frontswap_active());
-}
-static struct kobj_attribute zcache_attr_frontswap_active =
-	__ATTR_RO(frontswap_active);
-
-static ssize_t cleancache_active_show(struct kobject *kobj,
-				      struct kobj_attribute *attr, char *buf)
-{
-	return sysfs_emit(buf, "%d\n", zcache_cleancache_active());
-}
-static struct kobj_attribute zcache_attr_cleancache_active =
-	__ATTR_RO(cleancache_active);
-
 static struct attribute *zcache_attrs[] = {
 	&zcache_attr_stored_pages.attr,
 	&zcache_attr_same_filled_pages.attr,
@@ -137,8 +123,6 @@ static struct attribute *zcache_attrs[] = {
 	&zcache_attr_pool_full.attr,
 	&zcache_attr_pools.attr,
 	&zcache_attr_compressor.attr,
-	&zcache_attr_frontswap_active.attr,
-	&zcache_attr_cleancache_active.attr,
 	NULL,
 };
 
@@ -151,7 +135,6 @@ static int zcache_debugfs_pools_show(struct seq_file *m, void *v)
 	seq_printf(m, "total_pages %lu limit_pages %lu full %d\n",
 		   zcache_total_pages(), zcache_limit_pages(),
 		   zcache_pool_is_full());
-	seq_printf(m, "zbud_pages %lu\n", zcache_zbud_total_pages());
 	zcache_pools_show(m);
 	return 0;
 }
@@ -177,11 +160,31 @@ int zcache_sysfs_init(void)
 	return 0;
 }
 
+/**
+ * zcache_sysfs_add_file - a front end's own file in /sys/kernel/zcache/
+ * @attr: the attribute (static; removed with zcache_sysfs_remove_file())
+ *
+ * Context: process, after zcache_sysfs_init().
+ */
+int zcache_sysfs_add_file(const struct attribute *attr)
+{
+	if (!zcache_kobj)
+		return -ENODEV;
+	return sysfs_create_file(zcache_kobj, attr);
+}
+
+void zcache_sysfs_remove_file(const struct attribute *attr)
+{
+	if (zcache_kobj)
+		sysfs_remove_file(zcache_kobj, attr);
+}
+
 void zcache_sysfs_exit(void)
 {
 	debugfs_remove_recursive(zcache_debugfs);
 	if (zcache_kobj) {
 		sysfs_remove_group(zcache_kobj, &zcache_attr_group);
 		kobject_put(zcache_kobj);
+		zcache_kobj = NULL;
 	}
 }
