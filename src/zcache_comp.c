@@ -78,7 +78,6 @@ const char *zcache_comp_current(void)
 {
 	return zcache_comp_name(READ_ONCE(zcache_comp_cur));
 }
-ZC_EXPORT_SYMBOL(zcache_comp_current);
 
 static void zcache_comp_free_tfms(struct zc_comp * __percpu *tfms)
 {
@@ -171,7 +170,6 @@ int zcache_comp_set(const char *name)
 	mutex_unlock(&zcache_comp_mutex);
 	return err;
 }
-ZC_EXPORT_SYMBOL(zcache_comp_set);
 
 static struct zc_comp *zcache_comp_tfm(u8 comp_id)
 {
