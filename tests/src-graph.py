@@ -9,6 +9,10 @@ file defines (black, labelled with the number of call sites).  Files are
 ranked in layers by name: front ends, core, allocator interface,
 allocators, compat; selftest/ is left out (it is not in zcache.ko).
 
+Calls through the allocator interface are indirect (function pointers):
+the core's include of zcache_alloc.h and each allocator's include of it
+(it implements it) are the edges that show them.
+
 Prints the cycles of the call graph between .c files (an "import circle")
 and exits 1 if there is one; cycle edges are drawn red.  tests/src-graph.sh
 wraps it and renders the PNG with Graphviz.
@@ -23,8 +27,10 @@ LAYERS = [
     ("front ends", re.compile(
         r"zcache_(main|sysfs|frontswap|cleancache|frontend|blk)\.[ch]$")),
     ("core", re.compile(r"zcache(_tmem|_comp|_internal)?\.[ch]$")),
-    ("allocator interface", re.compile(r"zcache_alloc\.[ch]$")),
-    ("allocators", re.compile(r"(zcache_zbud|zcs_malloc|zcsmalloc)\.[ch]$")),
+    ("allocator interface", re.compile(r"zcache_alloc\.h$")),
+    # zcache_alloc.c is the zcsmalloc adapter of the interface.
+    ("allocators", re.compile(
+        r"(zcache_alloc|zcache_zbud|zcs_malloc|zcsmalloc)\.[ch]$")),
     ("compat", re.compile(r"^compat$")),
 ]
 
