@@ -31,35 +31,61 @@
  * zcache_comp_put().
  *  @buf: output of compression, 2 * PAGE_SIZE
  *  @copy: a page for zcs_read_begin()'s copy of a split object
+ *  @irq, @flags: the context of callers that may run with interrupts off,
+ *	and the interrupt state zcache_comp_get() saved
  */
 struct zcache_comp_ctx {
 	u8 *buf;
 	u8 *copy;
+	bool irq;
+	unsigned long flags;
 };
 
 struct zcache_comp_pcpu {
 	local_lock_t lock;
 	struct zcache_comp_ctx ctx;
 };
-DECLARE_PER_CPU(struct zcache_comp_pcpu, zcache_comp_pcpu);
-
 /*
- * zcache_comp_get - this CPU's compression context
- *
- * Context: any; returns with the CPU's local lock held: no sleeping until
- * zcache_comp_put().  Inline, so that the lock and the unlock sit in the
- * caller for sparse, whatever context the kernel's local_lock carries
- * (none; a spinlock's on PREEMPT_RT).
+ * Two contexts per CPU, with two lock classes: zcache_comp_pcpu for
+ * callers that run with interrupts on (block device, frontswap), and
+ * zcache_comp_pcpu_irq, taken with interrupts saved, for ephemeral pools
+ * (cleancache stores under the page cache's IRQ-safe i_pages lock).  One
+ * shared lock would be held under i_pages and, elsewhere, with interrupts
+ * on around zcsmalloc's locks: lockdep reports that chain.
  */
-static inline struct zcache_comp_ctx *zcache_comp_get(void)
+DECLARE_PER_CPU(struct zcache_comp_pcpu, zcache_comp_pcpu);
+DECLARE_PER_CPU(struct zcache_comp_pcpu, zcache_comp_pcpu_irq);
+
+/**
+ * zcache_comp_get - this CPU's compression context
+ * @irq: the caller may run with interrupts off (an ephemeral pool)
+ *
+ * Context: any; returns with the CPU's local lock held (and, for @irq,
+ * interrupts off): no sleeping until zcache_comp_put().  Inline, so that
+ * the lock and the unlock sit in the caller for sparse, whatever context
+ * the kernel's local_lock carries (none; a spinlock's on PREEMPT_RT).
+ */
+static inline struct zcache_comp_ctx *zcache_comp_get(bool irq)
 {
-	local_lock(&zcache_comp_pcpu.lock);
-	return this_cpu_ptr(&zcache_comp_pcpu.ctx);
+	struct zcache_comp_ctx *ctx;
+	unsigned long flags;
+
+	if (!irq) {
+		local_lock(&zcache_comp_pcpu.lock);
+		return this_cpu_ptr(&zcache_comp_pcpu.ctx);
+	}
+	local_lock_irqsave(&zcache_comp_pcpu_irq.lock, flags);
+	ctx = this_cpu_ptr(&zcache_comp_pcpu_irq.ctx);
+	ctx->flags = flags;
+	return ctx;
 }
 
 static inline void zcache_comp_put(struct zcache_comp_ctx *ctx)
 {
-	local_unlock(&zcache_comp_pcpu.lock);
+	if (ctx->irq)
+		local_unlock_irqrestore(&zcache_comp_pcpu_irq.lock, ctx->flags);
+	else
+		local_unlock(&zcache_comp_pcpu.lock);
 }
 /* Compresses @src (a page) into ctx->buf with the current compressor. */
 int zcache_comp_compress(struct zcache_comp_ctx *ctx, const void *src,

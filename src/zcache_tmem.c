@@ -41,9 +41,10 @@
  * interrupts on elsewhere, or an interrupt wanting i_pages on the CPU that
  * holds it deadlocks against the CPU waiting for it under i_pages.  So
  * the bucket and LRU locks (and zbud's, and the xarray locks taken under
- * a bucket lock) are always taken with interrupts saved.  zcsmalloc's
- * locks are not: only persistent pools use it, and no persistent pool is
- * reached from cleancache.
+ * a bucket lock) are always taken with interrupts saved, and ephemeral
+ * pools compress in their own per-CPU context, taken with interrupts
+ * saved (zcache_comp_get()).  zcsmalloc's locks are not: only persistent
+ * pools use it, and no persistent pool is reached from cleancache.
  */
 #undef pr_fmt			/* compat.h's headers defined the default */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -164,6 +165,9 @@ struct zcache_bucket {
  * @lru: entries, most recently stored/loaded first (persistent pools)
  * @alloc, @apool: the allocator and its pool (zcache_alloc.h)
  * @lru_lock: guards @lru and @wb_*
+ * @id: creation order, for the shrink worker's walk
+ * @irqsafe: the pool may be used with interrupts off (ephemeral pools:
+ *	cleancache), so it compresses in the interrupt-safe context
  * @wb_off: the owner said "no write-back now" (zcache_pool_set_writeback)
  * @wb_mutex: one write-back at a time per pool
  * @wb_active, @wb_oid, @wb_index: the key in flight to ->writeback
@@ -180,6 +184,7 @@ struct zcache_pool {
 	const struct zcache_alloc_ops *alloc;
 	void *apool;
 	u64 id;
+	bool irqsafe;
 	bool wb_off;
 	struct zcache_bucket buckets[ZCACHE_NR_BUCKETS];
 	spinlock_t lru_lock;
@@ -537,7 +542,7 @@ static int zcache_entry_decompress(struct zcache_pool *pool,
 		zc_kunmap_local(dst);
 		return 0;
 	}
-	ctx = zcache_comp_get();
+	ctx = zcache_comp_get(pool->irqsafe);
 	src = pool->alloc->read_begin(pool->apool, e->handle, ctx->copy);
 	err = zcache_comp_decompress(ctx, e->comp, src, e->length, dst);
 	pool->alloc->read_end(pool->apool, e->handle, src);
@@ -579,6 +584,7 @@ struct zcache_pool *zcache_pool_create(enum zcache_pool_kind kind,
 	pool->owner = owner;
 	pool->alloc = kind == ZCACHE_POOL_PERSISTENT ? &zcache_alloc_zcsmalloc :
 						       &zcache_alloc_zbud;
+	pool->irqsafe = kind == ZCACHE_POOL_EPHEMERAL;
 	pool->apool = pool->alloc->create(pool->name);
 	if (!pool->apool) {
 		kfree(pool);
@@ -937,7 +943,7 @@ int zcache_store(struct zcache_pool *pool, u64 oid, pgoff_t index,
 	if (zcache_store_same(e, src)) {
 		err = 0;
 	} else {
-		ctx = zcache_comp_get();
+		ctx = zcache_comp_get(pool->irqsafe);
 		err = zcache_store_room(pool);
 		if (!err)
 			err = zcache_store_compress(pool, e, ctx, src, &out);
