@@ -82,7 +82,9 @@ field() { # FILE KEY: values of "KEY: value" lines (one per line)
 
 names=
 targets=
-for f in "$probedir"/*.c; do
+# compat/test/probes: the benchmark's (kernel zsmalloc); present in a
+# checkout and the test harness's copy, not in the DKMS tree.
+for f in "$probedir"/*.c "$here"/test/probes/*.c; do
 	[ -e "$f" ] || continue
 	n=$(basename "$f" .c)
 	cp "$f" "$tmp/$n.c"
@@ -116,21 +118,23 @@ echo "zcache: feature probes for kernel $krel ($kdir)"
 enabled=
 for n in $names; do
 	macro=$(echo "HAVE_$n" | tr 'a-z' 'A-Z')
+	src=$probedir/$n.c
+	[ -f "$src" ] || src=$here/test/probes/$n.c
 	desc=$(awk -v m="$macro" '
 		/\*\// { exit }
 		{ sub(/^[ \t]*\/?\*+[ \t]?/, "") }
 		index($0, m ": ") == 1 { print substr($0, length(m) + 3); exit }
-	' "$probedir/$n.c")
+	' "$src")
 	[ -n "$desc" ] || desc="$macro"
 	result=yes why=
 	if [ ! -f "$tmp/$n.o" ]; then
 		result=no why=
 	else
-		for s in $(field "$probedir/$n.c" symbol); do
+		for s in $(field "$src" symbol); do
 			has_symbol "$s" || { result=no why=" ($s not exported)"; break; }
 		done
 		if [ $result = yes ]; then
-			for c in $(field "$probedir/$n.c" config); do
+			for c in $(field "$src" config); do
 				has_config "$c" || { result=no why=" ($c not set)"; break; }
 			done
 		fi
