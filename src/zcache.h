@@ -15,14 +15,14 @@
  * limit, persistent pools with a ->writeback op are shrunk cold-first by a
  * worker; ephemeral pools evict whole zbud page frames LRU-first.
  *
- * Context: zcache_store(), zcache_load(), zcache_invalidate*() never sleep
- * and may be called from the block layer's submit path (process context,
- * atomic or not) and with interrupts off (cleancache, under the page
- * cache's i_pages lock).  Allocations are GFP_NOWAIT | __GFP_NOWARN: they
+ * Context: zcache_store(), zcache_load(), zcache_invalidate() and
+ * zcache_invalidate_object() never sleep and may be called from the block
+ * layer's submit path (process context, atomic or not) and with
+ * interrupts off (cleancache, under the page cache's i_pages lock).  Allocations are GFP_NOWAIT | __GFP_NOWARN: they
  * never block; in reclaim they may use the reserves, as zram's and
  * zswap's do, and the pool limit still bounds the pool.
- * zcache_pool_create(), zcache_pool_destroy(), zcache_pool_writeback() and
- * zcache_writeback_wait() may sleep.
+ * zcache_pool_create(), zcache_pool_destroy(), zcache_invalidate_pool(),
+ * zcache_pool_writeback() and zcache_writeback_wait() may sleep.
  */
 #ifndef _ZCACHE_H
 #define _ZCACHE_H
@@ -138,7 +138,7 @@ int zcache_load(struct zcache_pool *pool, u64 oid, pgoff_t index,
 		struct page *page, bool invalidate);
 void zcache_invalidate(struct zcache_pool *pool, u64 oid, pgoff_t index);
 void zcache_invalidate_object(struct zcache_pool *pool, u64 oid);
-/* Drops every page of the pool. */
+/* Drops every page of the pool.  Process context: may sleep. */
 void zcache_invalidate_pool(struct zcache_pool *pool);
 
 /*

@@ -21,15 +21,17 @@ static struct kobject *zcache_kobj;
 static struct dentry *zcache_debugfs;
 
 #define ZCACHE_STAT_ATTR(field)						\
-static ssize_t field##_show(struct kobject *kobj,			\
-			    struct kobj_attribute *attr, char *buf)	\
+static ssize_t zcache_sysfs_##field##_show(struct kobject *kobj,	\
+					   struct kobj_attribute *attr,	\
+					   char *buf)			\
 {									\
 	struct zcache_stats s;						\
 									\
 	zcache_global_stats(&s);					\
 	return sysfs_emit(buf, "%llu\n", s.field);			\
 }									\
-static struct kobj_attribute zcache_attr_##field = __ATTR_RO(field)
+static struct kobj_attribute zcache_attr_##field =			\
+	__ATTR(field, 0444, zcache_sysfs_##field##_show, NULL)
 
 ZCACHE_STAT_ATTR(stored_pages);
 ZCACHE_STAT_ATTR(same_filled_pages);
@@ -53,8 +55,9 @@ ZCACHE_STAT_ATTR(duplicate);
 
 /* The ratios of zcache.h, two decimals. */
 #define ZCACHE_RATIO_ATTR(name)						\
-static ssize_t name##_show(struct kobject *kobj,			\
-			   struct kobj_attribute *attr, char *buf)	\
+static ssize_t zcache_sysfs_##name##_show(struct kobject *kobj,	\
+					  struct kobj_attribute *attr,	\
+					  char *buf)			\
 {									\
 	struct zcache_stats s;						\
 	u64 r;								\
@@ -63,39 +66,27 @@ static ssize_t name##_show(struct kobject *kobj,			\
 	r = zcache_stats_##name(&s);					\
 	return sysfs_emit(buf, "%llu.%02llu\n", r / 100, r % 100);	\
 }									\
-static struct kobj_attribute zcache_attr_##name = __ATTR_RO(name)
+static struct kobj_attribute zcache_attr_##name =			\
+	__ATTR(name, 0444, zcache_sysfs_##name##_show, NULL)
 
 ZCACHE_RATIO_ATTR(compression_ratio);
 ZCACHE_RATIO_ATTR(effective_ratio);
 
-static ssize_t pool_limit_pages_show(struct kobject *kobj,
-				     struct kobj_attribute *attr, char *buf)
-{
-	return sysfs_emit(buf, "%lu\n", zcache_limit_pages());
-}
-static struct kobj_attribute zcache_attr_pool_limit_pages =
-	__ATTR_RO(pool_limit_pages);
+/* A read-only file showing one value of the core. */
+#define ZCACHE_VALUE_ATTR(name, fmt, expr)				\
+static ssize_t zcache_sysfs_##name##_show(struct kobject *kobj,	\
+					  struct kobj_attribute *attr,	\
+					  char *buf)			\
+{									\
+	return sysfs_emit(buf, fmt "\n", expr);				\
+}									\
+static struct kobj_attribute zcache_attr_##name =			\
+	__ATTR(name, 0444, zcache_sysfs_##name##_show, NULL)
 
-static ssize_t pool_full_show(struct kobject *kobj,
-			      struct kobj_attribute *attr, char *buf)
-{
-	return sysfs_emit(buf, "%d\n", zcache_pool_is_full());
-}
-static struct kobj_attribute zcache_attr_pool_full = __ATTR_RO(pool_full);
-
-static ssize_t pools_show(struct kobject *kobj, struct kobj_attribute *attr,
-			  char *buf)
-{
-	return sysfs_emit(buf, "%lu\n", zcache_nr_pools());
-}
-static struct kobj_attribute zcache_attr_pools = __ATTR_RO(pools);
-
-static ssize_t compressor_show(struct kobject *kobj,
-			       struct kobj_attribute *attr, char *buf)
-{
-	return sysfs_emit(buf, "%s\n", zcache_comp_current());
-}
-static struct kobj_attribute zcache_attr_compressor = __ATTR_RO(compressor);
+ZCACHE_VALUE_ATTR(pool_limit_pages, "%lu", zcache_limit_pages());
+ZCACHE_VALUE_ATTR(pool_full, "%d", zcache_pool_is_full());
+ZCACHE_VALUE_ATTR(pools, "%lu", zcache_nr_pools());
+ZCACHE_VALUE_ATTR(compressor, "%s", zcache_comp_current());
 
 static struct attribute *zcache_attrs[] = {
 	&zcache_attr_stored_pages.attr,
