@@ -15,13 +15,15 @@
  * limit, persistent pools with a ->writeback op are shrunk cold-first by a
  * worker; ephemeral pools evict whole zbud page frames LRU-first.
  *
- * Context: zcache_store(), zcache_load(), zcache_invalidate*() never sleep
- * and may be called from the block layer's submit path (process context,
- * atomic or not).  Allocations are GFP_NOWAIT | __GFP_NOWARN: they never
- * block; from reclaim context (PF_MEMALLOC) they may use the reserves, to
- * store a page that reclaim then frees.
- * zcache_pool_create(), zcache_pool_destroy(), zcache_pool_writeback() and
- * zcache_writeback_wait() may sleep.
+ * Context: zcache_store(), zcache_load(), zcache_invalidate() and
+ * zcache_invalidate_object() never sleep and may be called from the block
+ * layer's submit path (process context, atomic or not) and with
+ * interrupts off (cleancache, under the page cache's i_pages lock).
+ * Allocations are GFP_NOWAIT | __GFP_NOWARN: they never block; in
+ * reclaim they may use the reserves, as zram's and zswap's do, and the
+ * pool limit still bounds the pool.
+ * zcache_pool_create(), zcache_pool_destroy(), zcache_invalidate_pool(),
+ * zcache_pool_writeback() and zcache_writeback_wait() may sleep.
  */
 #ifndef _ZCACHE_H
 #define _ZCACHE_H
@@ -137,7 +139,7 @@ int zcache_load(struct zcache_pool *pool, u64 oid, pgoff_t index,
 		struct page *page, bool invalidate);
 void zcache_invalidate(struct zcache_pool *pool, u64 oid, pgoff_t index);
 void zcache_invalidate_object(struct zcache_pool *pool, u64 oid);
-/* Drops every page of the pool. */
+/* Drops every page of the pool.  Process context: may sleep. */
 void zcache_invalidate_pool(struct zcache_pool *pool);
 
 /*
@@ -154,7 +156,18 @@ void zcache_writeback_wait(struct zcache_pool *pool, u64 oid, pgoff_t index);
  */
 long zcache_pool_writeback(struct zcache_pool *pool, unsigned long nr);
 
+/*
+ * zcache_pool_set_writeback - the owner allows write-back now, or not.
+ * Off, no page of the pool is decompressed for ->writeback (neither by
+ * the shrink worker nor by zcache_pool_writeback(), which returns 0), so
+ * an owner whose device takes no write-back now says so here instead of
+ * failing ->writeback page by page.  Cheap; any context; on at creation.
+ */
+void zcache_pool_set_writeback(struct zcache_pool *pool, bool on);
+
 void zcache_pool_stats(struct zcache_pool *pool, struct zcache_stats *stats);
+/* Counts a store a front end refused because it is switched off. */
+void zcache_count_disabled(struct zcache_pool *pool);
 
 /*
  * The two ratios of a snapshot, in hundredths (0 when empty), shown with
@@ -190,16 +203,17 @@ void zcache_tmem_exit(void);
 int zcache_sysfs_init(void);
 void zcache_sysfs_exit(void);
 
-/* Front ends.  Each is a no-op stub where the kernel lacks the hook. */
-int zcache_frontswap_init(void);
-void zcache_frontswap_exit(void);
-int zcache_cleancache_init(void);
-void zcache_cleancache_exit(void);
-/* Block device front end (zcache_blk*.c). */
+/*
+ * Front ends: frontswap and cleancache in zcache_frontend.h; the block
+ * device front end (zcache_blk*.c):
+ */
 int zcache_blk_init(void);
 void zcache_blk_exit(void);
 
-/* True when the master switch `enabled` is on (frontswap, cleancache). */
+/*
+ * True when the master switch `enabled` is on (frontswap, cleancache;
+ * zcache_frontend.c).
+ */
 bool zcache_is_enabled(void);
 
 #endif /* _ZCACHE_H */

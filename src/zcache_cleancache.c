@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * zcache as a cleancache backend, where the kernel
- * has CONFIG_CLEANCACHE and exports it (HAVE_CLEANCACHE; no Debian kernel
- * does: it is proven on a test kernel).  Elsewhere this file compiles to
- * stubs.
+ * zcache as a cleancache backend.  Built only where the kernel has
+ * CONFIG_CLEANCACHE and exports it (no Debian kernel does: it is proven on
+ * a test kernel); compat/probe.sh chooses it for Kbuild.
+ *
+ * Context: the kernel calls put_page and invalidate_page under the page
+ * cache's IRQ-safe i_pages lock with interrupts off; the core takes its
+ * locks with interrupts saved for this (zcache_tmem.c, "Interrupts").
  *
  * One ephemeral (zbud) pool per filesystem.  A file's key becomes the oid
  * when it fits 64 bits (an inode number, or a file handle of at most two
@@ -12,7 +15,7 @@
  * back to the page cache and leaves the pool.
  *
  * cleancache_register_ops() fails if another backend holds the hook; there
- * is no unregister, so registering pins the module.
+ * is no unregister, so registering pins the module (zcache_frontend.c).
  */
 #undef pr_fmt			/* compat.h's headers defined the default */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -20,19 +23,20 @@
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/page-flags.h>
-#include "zcache_internal.h"
-
-#ifdef HAVE_CLEANCACHE
 #include <linux/cleancache.h>
 #include <linux/mutex.h>
+#include "zcache_frontend.h"
 
 #define ZCACHE_CC_MAX_POOLS	32
 
-/* Cleancache puts accepted (needs `enabled` too).  Registers on 1. */
-static bool zcache_cleancache_on;
-static bool zcache_cleancache_registered;
-static bool zcache_cleancache_ready;
-static DEFINE_MUTEX(zcache_cleancache_mutex);
+static int zcache_cleancache_register(void);
+static ZCACHE_FRONTEND(zcache_cleancache_fe, "cleancache",
+		       zcache_cleancache_register);
+
+module_param_cb(cleancache, &zcache_frontend_param_ops, &zcache_cleancache_fe,
+		0644);
+MODULE_PARM_DESC(cleancache, "be a cleancache backend (registering pins the module; default N)");
+
 /* Guards the pool table (init_fs runs inside cleancache_register_ops). */
 static DEFINE_MUTEX(zcache_cc_pools_mutex);
 static struct zcache_pool *zcache_cc_pools[ZCACHE_CC_MAX_POOLS];
@@ -108,7 +112,7 @@ static void zcache_cc_put_page(int id, struct cleancache_filekey key,
 		zcache_invalidate(pool, oid, index);
 		return;
 	}
-	if (!READ_ONCE(zcache_cleancache_on) || !zcache_is_enabled()) {
+	if (!zcache_frontend_accepts(&zcache_cleancache_fe)) {
 		zcache_invalidate(pool, oid, index);
 		zcache_count_disabled(pool);
 		return;
@@ -156,94 +160,17 @@ static const struct cleancache_ops zcache_cleancache_ops = {
 	.invalidate_fs = zcache_cc_invalidate_fs,
 };
 
-/* Under the mutex. */
 static int zcache_cleancache_register(void)
 {
-	int err;
-
-	lockdep_assert_held(&zcache_cleancache_mutex);
-	if (zcache_cleancache_registered)
-		return 0;
-	err = cleancache_register_ops(&zcache_cleancache_ops);
-	if (err) {
-		pr_warn("cleancache: another backend holds the hook (%d)\n",
-			err);
-		return err;
-	}
-	__module_get(THIS_MODULE);
-	zcache_cleancache_registered = true;
-	pr_info("cleancache backend registered; the module stays loaded\n");
-	return 0;
+	return cleancache_register_ops(&zcache_cleancache_ops);
 }
 
-static int zcache_cleancache_param_set(const char *val,
-				       const struct kernel_param *kp)
+void zcache_cleancache_init(void)
 {
-	bool on;
-	int err = 0;
-
-	if (!val || kstrtobool(val, &on)) {
-		pr_warn("cleancache: \"%.16s\" is not a boolean (Y/N/1/0)\n",
-			val ? val : "");
-		return -EINVAL;
-	}
-	mutex_lock(&zcache_cleancache_mutex);
-	if (on && zcache_cleancache_ready)
-		err = zcache_cleancache_register();
-	if (!err)
-		WRITE_ONCE(zcache_cleancache_on, on);
-	mutex_unlock(&zcache_cleancache_mutex);
-	return err;
-}
-
-static const struct kernel_param_ops zcache_cleancache_param_ops = {
-	.set = zcache_cleancache_param_set,
-	.get = param_get_bool,
-};
-
-module_param_cb(cleancache, &zcache_cleancache_param_ops,
-		&zcache_cleancache_on, 0644);
-MODULE_PARM_DESC(cleancache, "be a cleancache backend (registering pins the module; default N)");
-
-bool zcache_cleancache_active(void)
-{
-	return READ_ONCE(zcache_cleancache_registered) &&
-	       READ_ONCE(zcache_cleancache_on);
-}
-
-int zcache_cleancache_init(void)
-{
-	int err = 0;
-
-	mutex_lock(&zcache_cleancache_mutex);
-	zcache_cleancache_ready = true;
-	if (zcache_cleancache_on)
-		err = zcache_cleancache_register();
-	mutex_unlock(&zcache_cleancache_mutex);
-	return err;
+	zcache_frontend_start(&zcache_cleancache_fe);
 }
 
 void zcache_cleancache_exit(void)
 {
-	mutex_lock(&zcache_cleancache_mutex);
-	zcache_cleancache_ready = false;
-	mutex_unlock(&zcache_cleancache_mutex);
+	zcache_frontend_stop(&zcache_cleancache_fe);
 }
-
-#else /* !HAVE_CLEANCACHE */
-
-bool zcache_cleancache_active(void)
-{
-	return false;
-}
-
-int zcache_cleancache_init(void)
-{
-	return 0;
-}
-
-void zcache_cleancache_exit(void)
-{
-}
-
-#endif /* HAVE_CLEANCACHE */

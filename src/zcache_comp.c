@@ -52,6 +52,11 @@ DEFINE_PER_CPU(struct zcache_comp_pcpu, zcache_comp_pcpu) = {
 	.lock = INIT_LOCAL_LOCK(lock),
 };
 
+DEFINE_PER_CPU(struct zcache_comp_pcpu, zcache_comp_pcpu_irq) = {
+	.lock = INIT_LOCAL_LOCK(lock),
+	.ctx.irq = true,
+};
+
 static int zcache_comp_lookup(const char *name)
 {
 	unsigned int i;
@@ -78,7 +83,6 @@ const char *zcache_comp_current(void)
 {
 	return zcache_comp_name(READ_ONCE(zcache_comp_cur));
 }
-ZC_EXPORT_SYMBOL(zcache_comp_current);
 
 static void zcache_comp_free_tfms(struct zc_comp * __percpu *tfms)
 {
@@ -171,7 +175,6 @@ int zcache_comp_set(const char *name)
 	mutex_unlock(&zcache_comp_mutex);
 	return err;
 }
-ZC_EXPORT_SYMBOL(zcache_comp_set);
 
 static struct zc_comp *zcache_comp_tfm(u8 comp_id)
 {
@@ -289,32 +292,41 @@ MODULE_PARM_DESC(compressor, "compressor of new pages: lzo, lzo-rle, lz4 or zstd
 /********************************
  * init
  ********************************/
+static void zcache_comp_free_ctx(struct zcache_comp_ctx *ctx)
+{
+	kfree(ctx->buf);
+	kfree(ctx->copy);
+	ctx->buf = NULL;
+	ctx->copy = NULL;
+}
+
 static void zcache_comp_free_buffers(void)
 {
-	struct zcache_comp_pcpu *p;
 	int cpu;
 
 	for_each_possible_cpu(cpu) {
-		p = per_cpu_ptr(&zcache_comp_pcpu, cpu);
-		kfree(p->ctx.buf);
-		kfree(p->ctx.copy);
-		p->ctx.buf = NULL;
-		p->ctx.copy = NULL;
+		zcache_comp_free_ctx(&per_cpu_ptr(&zcache_comp_pcpu, cpu)->ctx);
+		zcache_comp_free_ctx(&per_cpu_ptr(&zcache_comp_pcpu_irq,
+						  cpu)->ctx);
 	}
+}
+
+static int zcache_comp_alloc_ctx(struct zcache_comp_ctx *ctx, int cpu)
+{
+	ctx->buf = kmalloc_node(2 * PAGE_SIZE, GFP_KERNEL, cpu_to_node(cpu));
+	ctx->copy = kmalloc_node(PAGE_SIZE, GFP_KERNEL, cpu_to_node(cpu));
+	return ctx->buf && ctx->copy ? 0 : -ENOMEM;
 }
 
 int zcache_comp_init(void)
 {
-	struct zcache_comp_pcpu *p;
 	int cpu, err;
 
 	for_each_possible_cpu(cpu) {
-		p = per_cpu_ptr(&zcache_comp_pcpu, cpu);
-		p->ctx.buf = kmalloc_node(2 * PAGE_SIZE, GFP_KERNEL,
-					  cpu_to_node(cpu));
-		p->ctx.copy = kmalloc_node(PAGE_SIZE, GFP_KERNEL,
-					   cpu_to_node(cpu));
-		if (!p->ctx.buf || !p->ctx.copy) {
+		if (zcache_comp_alloc_ctx(&per_cpu_ptr(&zcache_comp_pcpu,
+						       cpu)->ctx, cpu) ||
+		    zcache_comp_alloc_ctx(&per_cpu_ptr(&zcache_comp_pcpu_irq,
+						       cpu)->ctx, cpu)) {
 			zcache_comp_free_buffers();
 			return -ENOMEM;
 		}

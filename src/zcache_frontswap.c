@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * zcache as a frontswap backend, where the kernel
- * exports frontswap to modules (Debian 5.10; HAVE_FRONTSWAP).  Elsewhere
- * this file compiles to stubs.
+ * zcache as a frontswap backend.  Built only where the kernel exports
+ * frontswap to modules (Debian 5.10): compat/probe.sh chooses it for
+ * Kbuild.  Registering, pinning and the on/off switch are the front-end
+ * home's (zcache_frontend.c).
  *
  * One persistent pool per swap area (oid 0, index = swap offset), created
  * at swapon and destroyed at swapoff.  A page zcache refuses (compresses
@@ -21,19 +22,17 @@
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/page-flags.h>
-#include "zcache_internal.h"
-
-#ifdef HAVE_FRONTSWAP
 #include <linux/frontswap.h>
 #include <linux/swap.h>
-#include <linux/mutex.h>
+#include "zcache_frontend.h"
 
-/* Frontswap stores accepted (needs `enabled` too).  Registers on 1. */
-static bool zcache_frontswap_on;
-/* The ops are registered (for good: there is no unregister). */
-static bool zcache_frontswap_registered;
-static bool zcache_frontswap_ready;
-static DEFINE_MUTEX(zcache_frontswap_mutex);
+static int zcache_frontswap_register(void);
+static ZCACHE_FRONTEND(zcache_frontswap_fe, "frontswap",
+		       zcache_frontswap_register);
+
+module_param_cb(frontswap, &zcache_frontend_param_ops, &zcache_frontswap_fe,
+		0644);
+MODULE_PARM_DESC(frontswap, "be a frontswap backend (registering pins the module; default N)");
 
 /* One pool per swap type; set at swapon before any store of that type. */
 static struct zcache_pool *zcache_frontswap_pools[MAX_SWAPFILES];
@@ -77,7 +76,7 @@ static int zcache_frontswap_store(unsigned int type, pgoff_t offset,
 		zcache_invalidate(pool, 0, offset);
 		return -EINVAL;
 	}
-	if (!READ_ONCE(zcache_frontswap_on) || !zcache_is_enabled()) {
+	if (!zcache_frontend_accepts(&zcache_frontswap_fe)) {
 		/* An older copy must not be found by a later load. */
 		zcache_invalidate(pool, 0, offset);
 		zcache_count_disabled(pool);
@@ -120,100 +119,21 @@ static struct frontswap_ops zcache_frontswap_ops = {
 	.invalidate_area = zcache_frontswap_invalidate_area,
 };
 
-/* Registers the ops once and pins the module.  Under the mutex. */
+/*
+ * Several backends chain on 5.10 (zswap registers too): ours come first,
+ * and a page we refuse is offered to the next.
+ */
 static int zcache_frontswap_register(void)
 {
-	lockdep_assert_held(&zcache_frontswap_mutex);
-	if (zcache_frontswap_registered)
-		return 0;
-#ifdef HAVE_FRONTSWAP_OPS_NEXT
-	frontswap_register_ops(&zcache_frontswap_ops);
-#else
-	{
-		int err = frontswap_register_ops(&zcache_frontswap_ops);
-
-		if (err) {
-			pr_warn("frontswap: another backend holds the hook (%d)\n",
-				err);
-			return err;
-		}
-	}
-#endif
-	__module_get(THIS_MODULE);
-	zcache_frontswap_registered = true;
-	pr_info("frontswap backend registered; the module stays loaded\n");
-	return 0;
+	return zc_frontswap_register_ops(&zcache_frontswap_ops);
 }
 
-static int zcache_frontswap_param_set(const char *val,
-				      const struct kernel_param *kp)
+void zcache_frontswap_init(void)
 {
-	bool on;
-	int err = 0;
-
-	if (!val || kstrtobool(val, &on)) {
-		pr_warn("frontswap: \"%.16s\" is not a boolean (Y/N/1/0)\n",
-			val ? val : "");
-		return -EINVAL;
-	}
-	mutex_lock(&zcache_frontswap_mutex);
-	if (on && zcache_frontswap_ready)
-		err = zcache_frontswap_register();
-	if (!err)
-		WRITE_ONCE(zcache_frontswap_on, on);
-	mutex_unlock(&zcache_frontswap_mutex);
-	return err;
-}
-
-static const struct kernel_param_ops zcache_frontswap_param_ops = {
-	.set = zcache_frontswap_param_set,
-	.get = param_get_bool,
-};
-
-module_param_cb(frontswap, &zcache_frontswap_param_ops, &zcache_frontswap_on,
-		0644);
-MODULE_PARM_DESC(frontswap, "be a frontswap backend (registering pins the module; default N)");
-
-bool zcache_frontswap_active(void)
-{
-	return READ_ONCE(zcache_frontswap_registered) &&
-	       READ_ONCE(zcache_frontswap_on);
-}
-
-int zcache_frontswap_init(void)
-{
-	int err = 0;
-
-	mutex_lock(&zcache_frontswap_mutex);
-	zcache_frontswap_ready = true;
-	if (zcache_frontswap_on)
-		err = zcache_frontswap_register();
-	mutex_unlock(&zcache_frontswap_mutex);
-	return err;
-}
-
-/* Runs only if the ops were never registered (else the module is pinned). */
-void zcache_frontswap_exit(void)
-{
-	mutex_lock(&zcache_frontswap_mutex);
-	zcache_frontswap_ready = false;
-	mutex_unlock(&zcache_frontswap_mutex);
-}
-
-#else /* !HAVE_FRONTSWAP */
-
-bool zcache_frontswap_active(void)
-{
-	return false;
-}
-
-int zcache_frontswap_init(void)
-{
-	return 0;
+	zcache_frontend_start(&zcache_frontswap_fe);
 }
 
 void zcache_frontswap_exit(void)
 {
+	zcache_frontend_stop(&zcache_frontswap_fe);
 }
-
-#endif /* HAVE_FRONTSWAP */

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * What the core's own files share (not for front ends:
- * they use zcache.h).
+ * What the core's own files share: compression, tunables, the debugfs
+ * table, test hooks.  Front ends use zcache.h (and zcache_frontend.h);
+ * the module's init (zcache_main.c) and zcache_sysfs.c read it too.
  */
 #ifndef _ZCACHE_INTERNAL_H
 #define _ZCACHE_INTERNAL_H
@@ -13,10 +14,9 @@
 #include "zcache.h"
 
 /*
- * Allocation flags of the store path: never block.  No __GFP_NOMEMALLOC:
- * a store from reclaim (kswapd, direct reclaim: PF_MEMALLOC) frees a page
- * and may use the reserves to do it, as zram's and zswap's do; the pool
- * limit bounds what the pool takes.
+ * Allocation flags of the store path: never block.  A store in reclaim
+ * context may use the reserves, as zram's and zswap's do: the pool limit
+ * still bounds the pool.
  */
 #define ZCACHE_GFP	(GFP_NOWAIT | __GFP_NOWARN)
 
@@ -31,35 +31,61 @@
  * zcache_comp_put().
  *  @buf: output of compression, 2 * PAGE_SIZE
  *  @copy: a page for zcs_read_begin()'s copy of a split object
+ *  @irq, @flags: the context of callers that may run with interrupts off,
+ *	and the interrupt state zcache_comp_get() saved
  */
 struct zcache_comp_ctx {
 	u8 *buf;
 	u8 *copy;
+	bool irq;
+	unsigned long flags;
 };
 
 struct zcache_comp_pcpu {
 	local_lock_t lock;
 	struct zcache_comp_ctx ctx;
 };
-DECLARE_PER_CPU(struct zcache_comp_pcpu, zcache_comp_pcpu);
-
 /*
- * zcache_comp_get - this CPU's compression context
- *
- * Context: any; returns with the CPU's local lock held: no sleeping until
- * zcache_comp_put().  Inline, so that the lock and the unlock sit in the
- * caller for sparse, whatever context the kernel's local_lock carries
- * (none; a spinlock's on PREEMPT_RT).
+ * Two contexts per CPU, with two lock classes: zcache_comp_pcpu for
+ * callers that run with interrupts on (block device, frontswap), and
+ * zcache_comp_pcpu_irq, taken with interrupts saved, for ephemeral pools
+ * (cleancache stores under the page cache's IRQ-safe i_pages lock).  One
+ * shared lock would be held under i_pages and, elsewhere, with interrupts
+ * on around zcsmalloc's locks: lockdep reports that chain.
  */
-static inline struct zcache_comp_ctx *zcache_comp_get(void)
+DECLARE_PER_CPU(struct zcache_comp_pcpu, zcache_comp_pcpu);
+DECLARE_PER_CPU(struct zcache_comp_pcpu, zcache_comp_pcpu_irq);
+
+/**
+ * zcache_comp_get - this CPU's compression context
+ * @irq: the caller may run with interrupts off (an ephemeral pool)
+ *
+ * Context: any; returns with the CPU's local lock held (and, for @irq,
+ * interrupts off): no sleeping until zcache_comp_put().  Inline, so that
+ * the lock and the unlock sit in the caller for sparse, whatever context
+ * the kernel's local_lock carries (none; a spinlock's on PREEMPT_RT).
+ */
+static inline struct zcache_comp_ctx *zcache_comp_get(bool irq)
 {
-	local_lock(&zcache_comp_pcpu.lock);
-	return this_cpu_ptr(&zcache_comp_pcpu.ctx);
+	struct zcache_comp_ctx *ctx;
+	unsigned long flags;
+
+	if (!irq) {
+		local_lock(&zcache_comp_pcpu.lock);
+		return this_cpu_ptr(&zcache_comp_pcpu.ctx);
+	}
+	local_lock_irqsave(&zcache_comp_pcpu_irq.lock, flags);
+	ctx = this_cpu_ptr(&zcache_comp_pcpu_irq.ctx);
+	ctx->flags = flags;
+	return ctx;
 }
 
 static inline void zcache_comp_put(struct zcache_comp_ctx *ctx)
 {
-	local_unlock(&zcache_comp_pcpu.lock);
+	if (ctx->irq)
+		local_unlock_irqrestore(&zcache_comp_pcpu_irq.lock, ctx->flags);
+	else
+		local_unlock(&zcache_comp_pcpu.lock);
 }
 /* Compresses @src (a page) into ctx->buf with the current compressor. */
 int zcache_comp_compress(struct zcache_comp_ctx *ctx, const void *src,
@@ -70,30 +96,6 @@ int zcache_comp_decompress(struct zcache_comp_ctx *ctx, u8 comp_id,
 const char *zcache_comp_name(u8 comp_id);
 int zcache_comp_set(const char *name);
 
-/* zbud: two objects per page frame (zcache_zbud.c). */
-struct zcache_zbud_pool;
-
-struct zcache_zbud_pool *zcache_zbud_create(void);
-void zcache_zbud_destroy(struct zcache_zbud_pool *pool);
-int zcache_zbud_alloc(struct zcache_zbud_pool *pool, size_t size, gfp_t gfp,
-		      unsigned long priv, unsigned long *handle);
-void zcache_zbud_free(struct zcache_zbud_pool *pool, unsigned long handle);
-void *zcache_zbud_map(struct zcache_zbud_pool *pool, unsigned long handle);
-unsigned long zcache_zbud_pages(struct zcache_zbud_pool *pool);
-size_t zcache_zbud_max_size(void);
-/*
- * Takes the least recently used frame off the pool's lists and calls
- * @grab(priv, arg) for each object still in it, with the pool lock held
- * (@grab must not sleep).  The frame is freed when its last object is
- * freed.  Returns the number of objects passed to @grab, or -ENOENT when
- * the pool has no frame to evict.
- */
-int zcache_zbud_evict_lru(struct zcache_zbud_pool *pool,
-			  bool (*grab)(unsigned long priv, void *arg),
-			  void *arg);
-/* Total frames in all zbud pools. */
-unsigned long zcache_zbud_total_pages(void);
-
 /* Tunables (zcache_tmem.c) and their state, for sysfs. */
 unsigned long zcache_total_pages(void);
 unsigned long zcache_limit_pages(void);
@@ -103,18 +105,18 @@ unsigned long zcache_nr_pools(void);
 struct seq_file;
 void zcache_pools_show(struct seq_file *m);
 
-/* Counts a store a front end refused because it is switched off. */
-void zcache_count_disabled(struct zcache_pool *pool);
 /* Validated bool parameters under the parameter mutex (zcache_tmem.c). */
 struct kernel_param;
 extern const struct kernel_param_ops zcache_param_bool_ops;
 int zcache_param_bool_set(const char *val, const struct kernel_param *kp);
 
-/* Test hooks, exported for zcache_test.ko. */
+/*
+ * Test hooks for zcache_test.ko, which links its own copy of the core
+ * (src/Kbuild, ZC_TESTS=1): nothing is exported.  A limit in pages
+ * instead of max_pool_percent (0: off; returns the previous one), and
+ * one run of the shrink worker, waited for.
+ */
 unsigned long zcache_test_set_limit_pages(unsigned long pages);
-
-/* Front-end state for sysfs (zcache_frontswap.c, zcache_cleancache.c). */
-bool zcache_frontswap_active(void);
-bool zcache_cleancache_active(void);
+void zcache_shrink_sync(void);
 
 #endif /* _ZCACHE_INTERNAL_H */

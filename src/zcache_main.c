@@ -1,33 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * zcache.ko: module init and exit and the master switch.
+ * zcache.ko: module init and exit.
  *
- * Init order: compression, tmem core, sysfs/debugfs, then the front ends
- * (frontswap, cleancache, block device); exit in reverse.  A front end
- * that the kernel cannot offer compiles to a stub.
+ * Init order: compression, tmem core, sysfs/debugfs, the block device,
+ * then the kernel-hook front ends (frontswap, cleancache) last: once a
+ * hook is registered it cannot be taken back, so nothing after it may
+ * fail the load (their start never does).  Exit in reverse; it runs only
+ * if no hook was registered (registering pins the module).  A front end
+ * the kernel cannot offer is not built (compat/compat-frontends.h).
  */
 #undef pr_fmt			/* compat.h's headers defined the default */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/module.h>
-#include <linux/moduleparam.h>
 #include "zcache_internal.h"
-
-/* Master switch: frontswap and cleancache accept new pages. */
-static bool zcache_enabled = true;
-module_param_cb(enabled, &zcache_param_bool_ops, &zcache_enabled, 0644);
-MODULE_PARM_DESC(enabled, "frontswap and cleancache accept new pages (default Y)");
-
-/**
- * zcache_is_enabled - the master switch
- *
- * Context: any.
- */
-bool zcache_is_enabled(void)
-{
-	return READ_ONCE(zcache_enabled);
-}
-ZC_EXPORT_SYMBOL(zcache_is_enabled);
+#include "zcache_frontend.h"
 
 static int __init zcache_init(void)
 {
@@ -42,23 +29,16 @@ static int __init zcache_init(void)
 	err = zcache_sysfs_init();
 	if (err)
 		goto out_tmem;
-	err = zcache_frontswap_init();
-	if (err)
-		goto out_sysfs;
-	err = zcache_cleancache_init();
-	if (err)
-		goto out_frontswap;
 	err = zcache_blk_init();
 	if (err)
-		goto out_cleancache;
+		goto out_sysfs;
+	/* Last, and never failing: see above. */
+	zcache_frontswap_init();
+	zcache_cleancache_init();
 	pr_info("loaded: compressor %s, pool limit %lu pages\n",
 		zcache_comp_current(), zcache_limit_pages());
 	return 0;
 
-out_cleancache:
-	zcache_cleancache_exit();
-out_frontswap:
-	zcache_frontswap_exit();
 out_sysfs:
 	zcache_sysfs_exit();
 out_tmem:
@@ -70,9 +50,9 @@ out_comp:
 
 static void __exit zcache_exit(void)
 {
-	zcache_blk_exit();
 	zcache_cleancache_exit();
 	zcache_frontswap_exit();
+	zcache_blk_exit();
 	zcache_sysfs_exit();
 	zcache_tmem_exit();
 	zcache_comp_exit();
@@ -82,7 +62,6 @@ static void __exit zcache_exit(void)
 module_init(zcache_init);
 module_exit(zcache_exit);
 
-ZC_IMPORT_NS();
 MODULE_LICENSE("GPL");
 MODULE_VERSION(ZCACHE_VERSION);
 MODULE_DESCRIPTION("zcache: compressed page cache for swap and clean pages");

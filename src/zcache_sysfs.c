@@ -3,7 +3,8 @@
  * zcache's global state and counters:
  *   /sys/kernel/zcache/            read-only, one value a file (README)
  *   /sys/kernel/debug/zcache/      per-pool table and limit details
- * Tunables live in /sys/module/zcache/parameters/.
+ * Tunables live in /sys/module/zcache/parameters/.  A front end adds its
+ * own files (zcache_sysfs_add_file(), zcache_frontend.c).
  */
 #undef pr_fmt			/* compat.h's headers defined the default */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -14,20 +15,23 @@
 #include <linux/seq_file.h>
 #include <linux/mm.h>
 #include "zcache_internal.h"
+#include "zcache_frontend.h"
 
 static struct kobject *zcache_kobj;
 static struct dentry *zcache_debugfs;
 
 #define ZCACHE_STAT_ATTR(field)						\
-static ssize_t field##_show(struct kobject *kobj,			\
-			    struct kobj_attribute *attr, char *buf)	\
+static ssize_t zcache_sysfs_##field##_show(struct kobject *kobj,	\
+					   struct kobj_attribute *attr,	\
+					   char *buf)			\
 {									\
 	struct zcache_stats s;						\
 									\
 	zcache_global_stats(&s);					\
 	return sysfs_emit(buf, "%llu\n", s.field);			\
 }									\
-static struct kobj_attribute zcache_attr_##field = __ATTR_RO(field)
+static struct kobj_attribute zcache_attr_##field =			\
+	__ATTR(field, 0444, zcache_sysfs_##field##_show, NULL)
 
 ZCACHE_STAT_ATTR(stored_pages);
 ZCACHE_STAT_ATTR(same_filled_pages);
@@ -51,8 +55,9 @@ ZCACHE_STAT_ATTR(duplicate);
 
 /* The ratios of zcache.h, two decimals. */
 #define ZCACHE_RATIO_ATTR(name)						\
-static ssize_t name##_show(struct kobject *kobj,			\
-			   struct kobj_attribute *attr, char *buf)	\
+static ssize_t zcache_sysfs_##name##_show(struct kobject *kobj,	\
+					  struct kobj_attribute *attr,	\
+					  char *buf)			\
 {									\
 	struct zcache_stats s;						\
 	u64 r;								\
@@ -61,55 +66,27 @@ static ssize_t name##_show(struct kobject *kobj,			\
 	r = zcache_stats_##name(&s);					\
 	return sysfs_emit(buf, "%llu.%02llu\n", r / 100, r % 100);	\
 }									\
-static struct kobj_attribute zcache_attr_##name = __ATTR_RO(name)
+static struct kobj_attribute zcache_attr_##name =			\
+	__ATTR(name, 0444, zcache_sysfs_##name##_show, NULL)
 
 ZCACHE_RATIO_ATTR(compression_ratio);
 ZCACHE_RATIO_ATTR(effective_ratio);
 
-static ssize_t pool_limit_pages_show(struct kobject *kobj,
-				     struct kobj_attribute *attr, char *buf)
-{
-	return sysfs_emit(buf, "%lu\n", zcache_limit_pages());
-}
-static struct kobj_attribute zcache_attr_pool_limit_pages =
-	__ATTR_RO(pool_limit_pages);
+/* A read-only file showing one value of the core. */
+#define ZCACHE_VALUE_ATTR(name, fmt, expr)				\
+static ssize_t zcache_sysfs_##name##_show(struct kobject *kobj,	\
+					  struct kobj_attribute *attr,	\
+					  char *buf)			\
+{									\
+	return sysfs_emit(buf, fmt "\n", expr);				\
+}									\
+static struct kobj_attribute zcache_attr_##name =			\
+	__ATTR(name, 0444, zcache_sysfs_##name##_show, NULL)
 
-static ssize_t pool_full_show(struct kobject *kobj,
-			      struct kobj_attribute *attr, char *buf)
-{
-	return sysfs_emit(buf, "%d\n", zcache_pool_is_full());
-}
-static struct kobj_attribute zcache_attr_pool_full = __ATTR_RO(pool_full);
-
-static ssize_t pools_show(struct kobject *kobj, struct kobj_attribute *attr,
-			  char *buf)
-{
-	return sysfs_emit(buf, "%lu\n", zcache_nr_pools());
-}
-static struct kobj_attribute zcache_attr_pools = __ATTR_RO(pools);
-
-static ssize_t compressor_show(struct kobject *kobj,
-			       struct kobj_attribute *attr, char *buf)
-{
-	return sysfs_emit(buf, "%s\n", zcache_comp_current());
-}
-static struct kobj_attribute zcache_attr_compressor = __ATTR_RO(compressor);
-
-static ssize_t frontswap_active_show(struct kobject *kobj,
-				     struct kobj_attribute *attr, char *buf)
-{
-	return sysfs_emit(buf, "%d\n", zcache_frontswap_active());
-}
-static struct kobj_attribute zcache_attr_frontswap_active =
-	__ATTR_RO(frontswap_active);
-
-static ssize_t cleancache_active_show(struct kobject *kobj,
-				      struct kobj_attribute *attr, char *buf)
-{
-	return sysfs_emit(buf, "%d\n", zcache_cleancache_active());
-}
-static struct kobj_attribute zcache_attr_cleancache_active =
-	__ATTR_RO(cleancache_active);
+ZCACHE_VALUE_ATTR(pool_limit_pages, "%lu", zcache_limit_pages());
+ZCACHE_VALUE_ATTR(pool_full, "%d", zcache_pool_is_full());
+ZCACHE_VALUE_ATTR(pools, "%lu", zcache_nr_pools());
+ZCACHE_VALUE_ATTR(compressor, "%s", zcache_comp_current());
 
 static struct attribute *zcache_attrs[] = {
 	&zcache_attr_stored_pages.attr,
@@ -137,8 +114,6 @@ static struct attribute *zcache_attrs[] = {
 	&zcache_attr_pool_full.attr,
 	&zcache_attr_pools.attr,
 	&zcache_attr_compressor.attr,
-	&zcache_attr_frontswap_active.attr,
-	&zcache_attr_cleancache_active.attr,
 	NULL,
 };
 
@@ -151,7 +126,6 @@ static int zcache_debugfs_pools_show(struct seq_file *m, void *v)
 	seq_printf(m, "total_pages %lu limit_pages %lu full %d\n",
 		   zcache_total_pages(), zcache_limit_pages(),
 		   zcache_pool_is_full());
-	seq_printf(m, "zbud_pages %lu\n", zcache_zbud_total_pages());
 	zcache_pools_show(m);
 	return 0;
 }
@@ -177,11 +151,31 @@ int zcache_sysfs_init(void)
 	return 0;
 }
 
+/**
+ * zcache_sysfs_add_file - a front end's own file in /sys/kernel/zcache/
+ * @attr: the attribute (static; removed with zcache_sysfs_remove_file())
+ *
+ * Context: process, after zcache_sysfs_init().
+ */
+int zcache_sysfs_add_file(const struct attribute *attr)
+{
+	if (!zcache_kobj)
+		return -ENODEV;
+	return sysfs_create_file(zcache_kobj, attr);
+}
+
+void zcache_sysfs_remove_file(const struct attribute *attr)
+{
+	if (zcache_kobj)
+		sysfs_remove_file(zcache_kobj, attr);
+}
+
 void zcache_sysfs_exit(void)
 {
 	debugfs_remove_recursive(zcache_debugfs);
 	if (zcache_kobj) {
 		sysfs_remove_group(zcache_kobj, &zcache_attr_group);
 		kobject_put(zcache_kobj);
+		zcache_kobj = NULL;
 	}
 }

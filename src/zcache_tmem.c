@@ -6,9 +6,10 @@
  *
  * A pool holds objects (u64 oid, in one of a few hashed buckets, each an
  * rbtree under a spinlock); an object holds entries in an xarray by page
- * index.  An entry is a compressed page (a zcsmalloc handle for a
- * persistent pool, a zbud handle for an ephemeral one) or, for a page that
- * repeats one word, just that word.
+ * index.  An entry is a compressed page (a handle of the pool's allocator,
+ * zcache_alloc.h: zcsmalloc for a persistent pool, zbud for an ephemeral
+ * one) or, for a page that repeats one word, just that word.  The core
+ * reaches the allocator through its operations only.
  *
  * Entry lifetime: refcounted.  The index holds one reference; load and
  * write-back take another while they read the compressed data, so an
@@ -29,8 +30,21 @@
  * Lock ordering:
  *   zcache_pools_mutex -> pool->wb_mutex
  *   bucket->lock -> pool->lru_lock
- *   bucket->lock -> zbud pool lock (entry free)
- *   zbud pool lock: eviction takes only entry references under it
+ *   bucket->lock -> allocator lock (entry free)
+ *   allocator lock: eviction takes only entry references under it
+ *
+ * Interrupts: cleancache stores, loads and invalidates under the page
+ * cache's IRQ-safe i_pages lock with interrupts off (5.10
+ * delete_from_page_cache() and __remove_mapping() call cleancache_put_page()
+ * inside xa_lock_irqsave(); writeback completion takes i_pages from
+ * interrupt context).  A lock taken there must never be held with
+ * interrupts on elsewhere, or an interrupt wanting i_pages on the CPU that
+ * holds it deadlocks against the CPU waiting for it under i_pages.  So
+ * the bucket and LRU locks (and zbud's, and the xarray locks taken under
+ * a bucket lock) are always taken with interrupts saved, and ephemeral
+ * pools compress in their own per-CPU context, taken with interrupts
+ * saved (zcache_comp_get()).  zcsmalloc's locks are not: only persistent
+ * pools use it, and no persistent pool is reached from cleancache.
  */
 #undef pr_fmt			/* compat.h's headers defined the default */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -52,9 +66,7 @@
 #include <linux/seq_file.h>
 #include <linux/hash.h>
 #include "zcache_internal.h"
-#include "zcsmalloc.h"
-
-ZC_IMPORT_NS();
+#include "zcache_alloc.h"
 
 /********************************
  * statistics
@@ -151,7 +163,12 @@ struct zcache_bucket {
  * @users: 1 while listed, plus one per shrink worker pass using it
  * @gone: completed when @users drops to 0
  * @lru: entries, most recently stored/loaded first (persistent pools)
+ * @alloc, @apool: the allocator and its pool (zcache_alloc.h)
  * @lru_lock: guards @lru and @wb_*
+ * @id: creation order, for the shrink worker's walk
+ * @irqsafe: the pool may be used with interrupts off (ephemeral pools:
+ *	cleancache), so it compresses in the interrupt-safe context
+ * @wb_off: the owner said "no write-back now" (zcache_pool_set_writeback)
  * @wb_mutex: one write-back at a time per pool
  * @wb_active, @wb_oid, @wb_index: the key in flight to ->writeback
  * @wb_wait: woken when a write-back ends
@@ -164,8 +181,11 @@ struct zcache_pool {
 	char name[32];
 	const struct zcache_pool_ops *ops;
 	void *owner;
-	struct zcs_pool *zcs;
-	struct zcache_zbud_pool *zbud;
+	const struct zcache_alloc_ops *alloc;
+	void *apool;
+	u64 id;
+	bool irqsafe;
+	bool wb_off;
 	struct zcache_bucket buckets[ZCACHE_NR_BUCKETS];
 	spinlock_t lru_lock;
 	struct list_head lru;
@@ -180,9 +200,16 @@ struct zcache_pool {
 static LIST_HEAD(zcache_pools);
 static DEFINE_MUTEX(zcache_pools_mutex);
 static unsigned long zcache_pools_nr;
+/* The id of the next pool (ids grow along the list: the shrink cursor). */
+static u64 zcache_pools_next_id = 1;
 static struct kmem_cache *zcache_entry_cache;
 
-/* Shrinking: the worker and the shrinker's request (pages). */
+/*
+ * Shrinking: the worker, its queue and the shrinker's request (pages).
+ * The queue has a rescuer (WQ_MEM_RECLAIM): the worker frees memory, it
+ * must run when no new worker thread can be created.
+ */
+static struct workqueue_struct *zcache_shrink_wq;
 static struct work_struct zcache_shrink_work;
 static atomic_long_t zcache_shrink_request = ATOMIC_LONG_INIT(0);
 static struct zc_shrinker *zcache_shrinker;
@@ -212,9 +239,13 @@ static bool zcache_pool_keeps_raw(struct zcache_pool *pool)
 
 static unsigned long zcache_pool_pages(struct zcache_pool *pool)
 {
-	if (pool->kind == ZCACHE_POOL_PERSISTENT)
-		return zcs_get_total_pages(pool->zcs);
-	return zcache_zbud_pages(pool->zbud);
+	return pool->alloc->pages(pool->apool);
+}
+
+/* Whether the shrink worker may write the pool's pages back now. */
+static bool zcache_pool_can_writeback(struct zcache_pool *pool)
+{
+	return pool->ops && pool->ops->writeback && !READ_ONCE(pool->wb_off);
 }
 
 /**
@@ -233,7 +264,6 @@ unsigned long zcache_total_pages(void)
 	rcu_read_unlock();
 	return total;
 }
-ZC_EXPORT_SYMBOL(zcache_total_pages);
 
 /* The pool limit in pages (max_pool_percent of RAM). */
 unsigned long zcache_limit_pages(void)
@@ -244,7 +274,6 @@ unsigned long zcache_limit_pages(void)
 		return over;
 	return totalram_pages() * READ_ONCE(zcache_max_pool_percent) / 100;
 }
-ZC_EXPORT_SYMBOL(zcache_limit_pages);
 
 /* Below this, a full pool accepts again (accept_threshold_percent). */
 unsigned long zcache_accept_pages(void)
@@ -252,7 +281,6 @@ unsigned long zcache_accept_pages(void)
 	return zcache_limit_pages() *
 		READ_ONCE(zcache_accept_threshold_percent) / 100;
 }
-ZC_EXPORT_SYMBOL(zcache_accept_pages);
 
 bool zcache_pool_is_full(void)
 {
@@ -269,14 +297,17 @@ unsigned long zcache_nr_pools(void)
  * limit is hit, refuse until usage is below the accept threshold.
  *
  * The pool never crosses the limit: a store that passes this check adds
- * at most one zspage, and at most one store per CPU is between the check
- * and its allocation (zcache_comp_get() holds the CPU), so the limit is
- * reached when the pool is that many zspages short of it.
+ * at most max_grow_pages frames (a zspage), and at most one store per CPU
+ * is between the check and its allocation (zcache_comp_get() holds the
+ * CPU), so the limit is reached when the pool is that many frames short
+ * of it.
  */
 static bool zcache_limit_hit(void)
 {
+	unsigned int grow = max(zcache_alloc_zcsmalloc.max_grow_pages,
+				zcache_alloc_zbud.max_grow_pages);
 	unsigned long total = zcache_total_pages() +
-			      ZCS_MAX_ZSPAGE_PAGES * num_online_cpus();
+			      (unsigned long)grow * num_online_cpus();
 
 	if (READ_ONCE(zcache_full)) {
 		if (total >= zcache_accept_pages())
@@ -310,10 +341,15 @@ static bool zcache_should_shrink(void)
 		 total > zcache_pressure_floor());
 }
 
+/*
+ * zcache_tmem_ready is cleared at exit under the module's parameter lock,
+ * which a parameter write holds: a write that kicks after that sees it
+ * cleared, one before has queued the work that exit then cancels.
+ */
 static void zcache_kick_shrink(void)
 {
 	if (READ_ONCE(zcache_tmem_ready))
-		queue_work(system_unbound_wq, &zcache_shrink_work);
+		queue_work(zcache_shrink_wq, &zcache_shrink_work);
 }
 
 /* The repeated word of a same-filled page, if it is one. */
@@ -356,10 +392,7 @@ static struct zcache_bucket *zcache_bucket(struct zcache_pool *pool, u64 oid)
 static void zcache_entry_free(struct zcache_pool *pool, struct zcache_entry *e)
 {
 	if (e->length) {
-		if (pool->kind == ZCACHE_POOL_PERSISTENT)
-			zcs_free(pool->zcs, e->handle);
-		else
-			zcache_zbud_free(pool->zbud, e->handle);
+		pool->alloc->free(pool->apool, e->handle);
 		zcache_stat_add(pool, ZCACHE_STAT_COMP_BYTES, -(s64)e->length);
 		if (e->comp == ZCACHE_COMP_RAW)
 			zcache_stat_add(pool, ZCACHE_STAT_RAW, -1);
@@ -434,11 +467,13 @@ static void __zcache_obj_put_if_empty(struct zcache_bucket *b,
 
 static void zcache_lru_del(struct zcache_pool *pool, struct zcache_entry *e)
 {
+	unsigned long flags;
+
 	if (pool->kind != ZCACHE_POOL_PERSISTENT)
 		return;
-	spin_lock(&pool->lru_lock);
+	spin_lock_irqsave(&pool->lru_lock, flags);
 	list_del_init(&e->lru);
-	spin_unlock(&pool->lru_lock);
+	spin_unlock_irqrestore(&pool->lru_lock, flags);
 }
 
 /*
@@ -461,14 +496,15 @@ static struct zcache_entry *zcache_unlink_key(struct zcache_pool *pool,
 	struct zcache_bucket *b = zcache_bucket(pool, oid);
 	struct zcache_entry *e = NULL;
 	struct zcache_obj *obj;
+	unsigned long flags;
 
-	spin_lock(&b->lock);
+	spin_lock_irqsave(&b->lock, flags);
 	obj = __zcache_obj_find(b, oid);
 	if (obj)
 		e = xa_load(&obj->pages, index);
 	if (e)
 		__zcache_unlink(pool, b, obj, e);
-	spin_unlock(&b->lock);
+	spin_unlock_irqrestore(&b->lock, flags);
 	return e;
 }
 
@@ -479,14 +515,15 @@ static bool zcache_unlink_entry(struct zcache_pool *pool,
 	struct zcache_bucket *b = zcache_bucket(pool, e->oid);
 	struct zcache_obj *obj;
 	bool unlinked = false;
+	unsigned long flags;
 
-	spin_lock(&b->lock);
+	spin_lock_irqsave(&b->lock, flags);
 	obj = __zcache_obj_find(b, e->oid);
 	if (obj && xa_load(&obj->pages, e->index) == e) {
 		__zcache_unlink(pool, b, obj, e);
 		unlinked = true;
 	}
-	spin_unlock(&b->lock);
+	spin_unlock_irqrestore(&b->lock, flags);
 	return unlinked;
 }
 
@@ -505,15 +542,10 @@ static int zcache_entry_decompress(struct zcache_pool *pool,
 		zc_kunmap_local(dst);
 		return 0;
 	}
-	ctx = zcache_comp_get();
-	if (pool->kind == ZCACHE_POOL_PERSISTENT) {
-		src = zcs_read_begin(pool->zcs, e->handle, ctx->copy);
-		err = zcache_comp_decompress(ctx, e->comp, src, e->length, dst);
-		zcs_read_end(pool->zcs, e->handle, src);
-	} else {
-		src = zcache_zbud_map(pool->zbud, e->handle);
-		err = zcache_comp_decompress(ctx, e->comp, src, e->length, dst);
-	}
+	ctx = zcache_comp_get(pool->irqsafe);
+	src = pool->alloc->read_begin(pool->apool, e->handle, ctx->copy);
+	err = zcache_comp_decompress(ctx, e->comp, src, e->length, dst);
+	pool->alloc->read_end(pool->apool, e->handle, src);
 	zcache_comp_put(ctx);
 	zc_kunmap_local(dst);
 	return err;
@@ -550,11 +582,11 @@ struct zcache_pool *zcache_pool_create(enum zcache_pool_kind kind,
 	strscpy(pool->name, name ? name : "zcache", sizeof(pool->name));
 	pool->ops = ops;
 	pool->owner = owner;
-	if (kind == ZCACHE_POOL_PERSISTENT)
-		pool->zcs = zcs_create_pool(pool->name);
-	else
-		pool->zbud = zcache_zbud_create();
-	if (!pool->zcs && !pool->zbud) {
+	pool->alloc = kind == ZCACHE_POOL_PERSISTENT ? &zcache_alloc_zcsmalloc :
+						       &zcache_alloc_zbud;
+	pool->irqsafe = kind == ZCACHE_POOL_EPHEMERAL;
+	pool->apool = pool->alloc->create(pool->name);
+	if (!pool->apool) {
 		kfree(pool);
 		return NULL;
 	}
@@ -570,12 +602,12 @@ struct zcache_pool *zcache_pool_create(enum zcache_pool_kind kind,
 	init_completion(&pool->gone);
 
 	mutex_lock(&zcache_pools_mutex);
+	pool->id = zcache_pools_next_id++;
 	list_add_tail_rcu(&pool->list, &zcache_pools);
 	zcache_pools_nr++;
 	mutex_unlock(&zcache_pools_mutex);
 	return pool;
 }
-ZC_EXPORT_SYMBOL(zcache_pool_create);
 
 static void zcache_pool_put(struct zcache_pool *pool)
 {
@@ -610,6 +642,7 @@ void zcache_invalidate_pool(struct zcache_pool *pool)
 {
 	struct zcache_bucket *b;
 	struct zcache_obj *obj;
+	unsigned long flags;
 	struct rb_node *n;
 	unsigned int i;
 
@@ -618,12 +651,12 @@ void zcache_invalidate_pool(struct zcache_pool *pool)
 	for (i = 0; i < ZCACHE_NR_BUCKETS; i++) {
 		b = &pool->buckets[i];
 		for (;;) {
-			spin_lock(&b->lock);
+			spin_lock_irqsave(&b->lock, flags);
 			n = rb_first(&b->objs);
 			obj = n ? rb_entry(n, struct zcache_obj, node) : NULL;
 			if (obj)
 				rb_erase(&obj->node, &b->objs);
-			spin_unlock(&b->lock);
+			spin_unlock_irqrestore(&b->lock, flags);
 			if (!obj)
 				break;
 			zcache_stat_add(pool, ZCACHE_STAT_INVALIDATES,
@@ -632,7 +665,6 @@ void zcache_invalidate_pool(struct zcache_pool *pool)
 		}
 	}
 }
-ZC_EXPORT_SYMBOL(zcache_invalidate_pool);
 
 /**
  * zcache_pool_destroy - free a pool and every page in it
@@ -655,19 +687,15 @@ void zcache_pool_destroy(struct zcache_pool *pool)
 	mutex_unlock(&pool->wb_mutex);
 
 	zcache_invalidate_pool(pool);
-	if (pool->zcs)
-		zcs_destroy_pool(pool->zcs);
-	zcache_zbud_destroy(pool->zbud);
+	pool->alloc->destroy(pool->apool);
 	mutex_destroy(&pool->wb_mutex);
 	kfree(pool);
 }
-ZC_EXPORT_SYMBOL(zcache_pool_destroy);
 
 const char *zcache_pool_name(struct zcache_pool *pool)
 {
 	return pool->name;
 }
-ZC_EXPORT_SYMBOL(zcache_pool_name);
 
 static void zcache_counters_read(struct zcache_counters *c,
 				 struct zcache_stats *s)
@@ -704,7 +732,6 @@ void zcache_pool_stats(struct zcache_pool *pool, struct zcache_stats *stats)
 	zcache_counters_read(&pool->stats, stats);
 	stats->pool_pages = zcache_pool_pages(pool);
 }
-ZC_EXPORT_SYMBOL(zcache_pool_stats);
 
 /**
  * zcache_global_stats - a snapshot of all pools' counters
@@ -717,7 +744,6 @@ void zcache_global_stats(struct zcache_stats *stats)
 	zcache_counters_read(&zcache_global, stats);
 	stats->pool_pages = zcache_total_pages();
 }
-ZC_EXPORT_SYMBOL(zcache_global_stats);
 
 /* Counts a store a front end refused because it is switched off. */
 void zcache_count_disabled(struct zcache_pool *pool)
@@ -728,6 +754,154 @@ void zcache_count_disabled(struct zcache_pool *pool)
 /********************************
  * store, load, invalidate
  ********************************/
+/*
+ * The steps of a store: room (the pool limit), same-filled, compress,
+ * allocate, insert.  Each counts its own reject and returns the store's
+ * error; zcache_store() unwinds in one place.
+ */
+static struct zcache_entry *zcache_entry_new(u64 oid, pgoff_t index)
+{
+	struct zcache_entry *e = kmem_cache_alloc(zcache_entry_cache,
+						  ZCACHE_GFP);
+
+	if (!e)
+		return NULL;
+	INIT_LIST_HEAD(&e->lru);
+	e->oid = oid;
+	e->index = index;
+	e->handle = 0;
+	e->comp = ZCACHE_COMP_NONE;
+	e->length = 0;
+	refcount_set(&e->ref, 1);
+	return e;
+}
+
+/*
+ * At the limit, a pool whose allocator evicts (ephemeral) makes room by
+ * dropping its coldest frame: it stays a full LRU cache.  Others refuse
+ * and kick the shrink worker.
+ */
+static int zcache_store_room(struct zcache_pool *pool)
+{
+	if (!zcache_limit_hit())
+		return 0;
+	if (pool->alloc->evict && zcache_evict(pool, 1))
+		return 0;
+	zcache_stat_inc(pool, ZCACHE_STAT_REJ_LIMIT);
+	zcache_kick_shrink();
+	return -ENOSPC;
+}
+
+/* True when the page repeats one word: @e then holds just that word. */
+static bool zcache_store_same(struct zcache_entry *e, const void *src)
+{
+	return READ_ONCE(zcache_same_filled_pages) &&
+	       zcache_page_same_filled(src, &e->handle);
+}
+
+/*
+ * Compresses @src into ctx->buf and sets e->length and e->comp; *@out is
+ * what the allocator gets: the compressed bytes, or @src itself for a
+ * pool that keeps poorly compressing pages raw.
+ */
+static int zcache_store_compress(struct zcache_pool *pool,
+				 struct zcache_entry *e,
+				 struct zcache_comp_ctx *ctx, const void *src,
+				 const void **out)
+{
+	unsigned int dlen;
+	u8 comp;
+
+	if (zcache_comp_compress(ctx, src, &dlen, &comp)) {
+		zcache_stat_inc(pool, ZCACHE_STAT_REJ_COMP);
+		return -EIO;
+	}
+	if (dlen && dlen <= pool->alloc->max_size &&
+	    dlen <= PAGE_SIZE * READ_ONCE(zcache_poor_compression_percent) / 100) {
+		*out = ctx->buf;
+		e->length = dlen;
+		e->comp = comp;
+		return 0;
+	}
+	if (!zcache_pool_keeps_raw(pool)) {
+		zcache_stat_inc(pool, ZCACHE_STAT_REJ_POOR);
+		return -E2BIG;
+	}
+	/* Nowhere else to go: keep it as it is. */
+	*out = src;
+	e->length = PAGE_SIZE;
+	e->comp = ZCACHE_COMP_RAW;
+	return 0;
+}
+
+/*
+ * Room in the allocator for e->length bytes of @data.  From here on the
+ * allocator may hand @e to an eviction (zcache_evict_grab()): @e is only
+ * ever released by zcache_entry_put().
+ */
+static int zcache_store_alloc(struct zcache_pool *pool,
+			      struct zcache_entry *e, const void *data)
+{
+	unsigned long handle;
+
+	if (pool->alloc->malloc(pool->apool, e->length, ZCACHE_GFP,
+				(unsigned long)e, &handle)) {
+		zcache_stat_inc(pool, ZCACHE_STAT_REJ_ALLOC);
+		return -ENOMEM;
+	}
+	pool->alloc->write(pool->apool, handle, data, e->length);
+	e->handle = handle;
+	return 0;
+}
+
+/* The "now" counters of a stored entry; zcache_entry_free() undoes them. */
+static void zcache_entry_account(struct zcache_pool *pool,
+				 struct zcache_entry *e)
+{
+	zcache_stat_inc(pool, ZCACHE_STAT_STORED);
+	if (!e->length) {
+		zcache_stat_inc(pool, ZCACHE_STAT_SAME);
+		return;
+	}
+	zcache_stat_add(pool, ZCACHE_STAT_COMP_BYTES, e->length);
+	if (e->comp == ZCACHE_COMP_RAW)
+		zcache_stat_inc(pool, ZCACHE_STAT_RAW);
+}
+
+/* Puts @e in the index; a concurrent store of the same key: last wins. */
+static int zcache_store_insert(struct zcache_pool *pool,
+			       struct zcache_entry *e)
+{
+	struct zcache_bucket *b = zcache_bucket(pool, e->oid);
+	struct zcache_entry *old;
+	struct zcache_obj *obj;
+	unsigned long flags;
+
+	spin_lock_irqsave(&b->lock, flags);
+	obj = __zcache_obj_get(b, e->oid);
+	old = obj ? xa_store(&obj->pages, e->index, e, ZCACHE_GFP) : NULL;
+	if (!obj || xa_is_err(old)) {
+		if (obj)
+			__zcache_obj_put_if_empty(b, obj);
+		spin_unlock_irqrestore(&b->lock, flags);
+		zcache_stat_inc(pool, ZCACHE_STAT_REJ_ALLOC);
+		return -ENOMEM;
+	}
+	if (old)
+		zcache_lru_del(pool, old);
+	if (pool->kind == ZCACHE_POOL_PERSISTENT) {
+		spin_lock(&pool->lru_lock);
+		list_add(&e->lru, &pool->lru);
+		spin_unlock(&pool->lru_lock);
+	}
+	spin_unlock_irqrestore(&b->lock, flags);
+	if (old) {
+		zcache_stat_inc(pool, ZCACHE_STAT_DUPLICATE);
+		zcache_entry_put(pool, old);
+	}
+	return 0;
+}
+
 /**
  * zcache_store - store a compressed copy of @page under (@oid, @index)
  * @pool: the pool
@@ -740,21 +914,16 @@ void zcache_count_disabled(struct zcache_pool *pool)
  * limit; shrinking has been kicked), -ENOMEM, -EIO (compressor error),
  * -EINVAL: the caller must then keep the page elsewhere.
  *
- * Context: any but hard irq; never sleeps.
+ * Context: any but hard irq, interrupts on or off; never sleeps.
  */
 int zcache_store(struct zcache_pool *pool, u64 oid, pgoff_t index,
 		 struct page *page)
 {
-	struct zcache_entry *e, *old;
 	struct zcache_comp_ctx *ctx;
-	struct zcache_bucket *b;
-	struct zcache_obj *obj;
-	unsigned int dlen;
-	unsigned long handle;
+	struct zcache_entry *e, *old;
 	const void *out;
 	void *src;
 	int err;
-	u8 comp;
 
 	if (!pool || !page)
 		return -EINVAL;
@@ -765,128 +934,43 @@ int zcache_store(struct zcache_pool *pool, u64 oid, pgoff_t index,
 		zcache_entry_put(pool, old);
 	}
 
-	e = kmem_cache_alloc(zcache_entry_cache, ZCACHE_GFP);
+	e = zcache_entry_new(oid, index);
 	if (!e) {
 		zcache_stat_inc(pool, ZCACHE_STAT_REJ_ALLOC);
 		return -ENOMEM;
 	}
-	INIT_LIST_HEAD(&e->lru);
-	e->oid = oid;
-	e->index = index;
-	e->comp = ZCACHE_COMP_NONE;
-	e->length = 0;
-	refcount_set(&e->ref, 1);
-
 	src = zc_kmap_local(page);
-	if (READ_ONCE(zcache_same_filled_pages) &&
-	    zcache_page_same_filled(src, &e->handle)) {
-		zc_kunmap_local(src);
-		goto insert;
-	}
-
-	/*
-	 * At the limit, an ephemeral pool makes room by dropping its coldest
-	 * frame (it stays a full LRU cache); others refuse and shrink.
-	 */
-	ctx = zcache_comp_get();
-	if (zcache_limit_hit() &&
-	    (pool->kind != ZCACHE_POOL_EPHEMERAL || !zcache_evict(pool, 1))) {
-		zc_kunmap_local(src);
-		zcache_comp_put(ctx);
-		zcache_stat_inc(pool, ZCACHE_STAT_REJ_LIMIT);
-		zcache_kick_shrink();
-		err = -ENOSPC;
-		goto out_entry;
-	}
-	err = zcache_comp_compress(ctx, src, &dlen, &comp);
-	if (err) {
-		zc_kunmap_local(src);
-		zcache_comp_put(ctx);
-		zcache_stat_inc(pool, ZCACHE_STAT_REJ_COMP);
-		err = -EIO;
-		goto out_entry;
-	}
-	out = ctx->buf;
-	if (!dlen || dlen > PAGE_SIZE *
-	    READ_ONCE(zcache_poor_compression_percent) / 100 ||
-	    (pool->kind == ZCACHE_POOL_EPHEMERAL &&
-	     dlen > zcache_zbud_max_size())) {
-		if (!zcache_pool_keeps_raw(pool)) {
-			zc_kunmap_local(src);
-			zcache_comp_put(ctx);
-			zcache_stat_inc(pool, ZCACHE_STAT_REJ_POOR);
-			err = -E2BIG;
-			goto out_entry;
-		}
-		/* Nowhere else to go: keep it as it is. */
-		out = src;
-		dlen = PAGE_SIZE;
-		comp = ZCACHE_COMP_RAW;
-		zcache_stat_inc(pool, ZCACHE_STAT_RAW);
-	}
-	if (pool->kind == ZCACHE_POOL_PERSISTENT) {
-		handle = zcs_malloc(pool->zcs, dlen, ZCACHE_GFP);
-		err = IS_ERR_VALUE(handle) ? -ENOMEM : 0;
-		if (!err)
-			zcs_write(pool->zcs, handle, out, dlen);
+	if (zcache_store_same(e, src)) {
+		err = 0;
 	} else {
-		err = zcache_zbud_alloc(pool->zbud, dlen, ZCACHE_GFP,
-					(unsigned long)e, &handle);
+		ctx = zcache_comp_get(pool->irqsafe);
+		err = zcache_store_room(pool);
 		if (!err)
-			memcpy(zcache_zbud_map(pool->zbud, handle), ctx->buf,
-			       dlen);
+			err = zcache_store_compress(pool, e, ctx, src, &out);
+		if (!err)
+			err = zcache_store_alloc(pool, e, out);
+		zcache_comp_put(ctx);
 	}
 	zc_kunmap_local(src);
-	zcache_comp_put(ctx);
 	if (err) {
-		zcache_stat_inc(pool, ZCACHE_STAT_REJ_ALLOC);
-		err = -ENOMEM;
-		goto out_entry;
+		/* Not allocated: no one else can know @e. */
+		kmem_cache_free(zcache_entry_cache, e);
+		return err;
 	}
-	e->handle = handle;
-	e->length = dlen;
-	e->comp = comp;
 
-insert:
-	zcache_stat_inc(pool, ZCACHE_STAT_STORED);
-	if (e->length)
-		zcache_stat_add(pool, ZCACHE_STAT_COMP_BYTES, e->length);
-	else
-		zcache_stat_inc(pool, ZCACHE_STAT_SAME);
-
-	b = zcache_bucket(pool, oid);
-	spin_lock(&b->lock);
-	obj = __zcache_obj_get(b, oid);
-	old = obj ? xa_store(&obj->pages, index, e, ZCACHE_GFP) : NULL;
-	if (!obj || xa_is_err(old)) {
-		if (obj)
-			__zcache_obj_put_if_empty(b, obj);
-		spin_unlock(&b->lock);
-		zcache_entry_free(pool, e);
-		zcache_stat_inc(pool, ZCACHE_STAT_REJ_ALLOC);
-		return -ENOMEM;
-	}
-	if (old)
-		zcache_lru_del(pool, old);
-	if (pool->kind == ZCACHE_POOL_PERSISTENT) {
-		spin_lock(&pool->lru_lock);
-		list_add(&e->lru, &pool->lru);
-		spin_unlock(&pool->lru_lock);
-	}
-	spin_unlock(&b->lock);
-	if (old) {
-		/* A concurrent store of the same key: the last one wins. */
-		zcache_stat_inc(pool, ZCACHE_STAT_DUPLICATE);
-		zcache_entry_put(pool, old);
+	zcache_entry_account(pool, e);
+	err = zcache_store_insert(pool, e);
+	if (err) {
+		/*
+		 * Allocated: an eviction may hold a reference already, so
+		 * drop ours; the last one frees the entry and its handle.
+		 */
+		zcache_entry_put(pool, e);
+		return err;
 	}
 	zcache_stat_inc(pool, ZCACHE_STAT_STORES);
 	return 0;
-
-out_entry:
-	kmem_cache_free(zcache_entry_cache, e);
-	return err;
 }
-ZC_EXPORT_SYMBOL(zcache_store);
 
 /**
  * zcache_load - copy the page stored under (@oid, @index) into @page
@@ -907,17 +991,18 @@ int zcache_load(struct zcache_pool *pool, u64 oid, pgoff_t index,
 	struct zcache_bucket *b;
 	struct zcache_entry *e = NULL;
 	struct zcache_obj *obj;
+	unsigned long flags;
 	int err;
 
 	if (!pool || !page)
 		return -EINVAL;
 	b = zcache_bucket(pool, oid);
-	spin_lock(&b->lock);
+	spin_lock_irqsave(&b->lock, flags);
 	obj = __zcache_obj_find(b, oid);
 	if (obj)
 		e = xa_load(&obj->pages, index);
 	if (!e) {
-		spin_unlock(&b->lock);
+		spin_unlock_irqrestore(&b->lock, flags);
 		zcache_stat_inc(pool, ZCACHE_STAT_LOAD_MISSES);
 		return -ENOENT;
 	}
@@ -934,7 +1019,7 @@ int zcache_load(struct zcache_pool *pool, u64 oid, pgoff_t index,
 			spin_unlock(&pool->lru_lock);
 		}
 	}
-	spin_unlock(&b->lock);
+	spin_unlock_irqrestore(&b->lock, flags);
 
 	err = zcache_entry_decompress(pool, e, page);
 	if (err) {
@@ -951,7 +1036,6 @@ int zcache_load(struct zcache_pool *pool, u64 oid, pgoff_t index,
 		zcache_stat_inc(pool, ZCACHE_STAT_INVALIDATES);
 	return 0;
 }
-ZC_EXPORT_SYMBOL(zcache_load);
 
 /**
  * zcache_invalidate - drop the page stored under (@oid, @index), if any
@@ -973,7 +1057,6 @@ void zcache_invalidate(struct zcache_pool *pool, u64 oid, pgoff_t index)
 	zcache_stat_inc(pool, ZCACHE_STAT_INVALIDATES);
 	zcache_entry_put(pool, e);
 }
-ZC_EXPORT_SYMBOL(zcache_invalidate);
 
 /**
  * zcache_invalidate_object - drop every page of object @oid
@@ -986,32 +1069,33 @@ void zcache_invalidate_object(struct zcache_pool *pool, u64 oid)
 {
 	struct zcache_bucket *b;
 	struct zcache_obj *obj;
+	unsigned long flags;
 
 	if (!pool)
 		return;
 	b = zcache_bucket(pool, oid);
-	spin_lock(&b->lock);
+	spin_lock_irqsave(&b->lock, flags);
 	obj = __zcache_obj_find(b, oid);
 	if (obj)
 		rb_erase(&obj->node, &b->objs);
-	spin_unlock(&b->lock);
+	spin_unlock_irqrestore(&b->lock, flags);
 	if (obj)
 		zcache_stat_add(pool, ZCACHE_STAT_INVALIDATES,
 				zcache_obj_free(pool, obj));
 }
-ZC_EXPORT_SYMBOL(zcache_invalidate_object);
 
 /********************************
  * write-back and eviction
  ********************************/
 static bool zcache_wb_busy(struct zcache_pool *pool, u64 oid, pgoff_t index)
 {
+	unsigned long flags;
 	bool busy;
 
-	spin_lock(&pool->lru_lock);
+	spin_lock_irqsave(&pool->lru_lock, flags);
 	busy = pool->wb_active && pool->wb_oid == oid &&
 	       pool->wb_index == index;
-	spin_unlock(&pool->lru_lock);
+	spin_unlock_irqrestore(&pool->lru_lock, flags);
 	return busy;
 }
 
@@ -1029,7 +1113,6 @@ void zcache_writeback_wait(struct zcache_pool *pool, u64 oid, pgoff_t index)
 		return;
 	wait_event(pool->wb_wait, !zcache_wb_busy(pool, oid, index));
 }
-ZC_EXPORT_SYMBOL(zcache_writeback_wait);
 
 /*
  * Writes back the coldest entry.  Returns 1 when one was written back and
@@ -1042,12 +1125,13 @@ static int zcache_writeback_one(struct zcache_pool *pool, struct page *page)
 	struct zcache_entry *e, *cur = NULL;
 	struct zcache_obj *obj;
 	bool unlinked = false;
+	unsigned long flags;
 	int err;
 
 	lockdep_assert_held(&pool->wb_mutex);
-	spin_lock(&pool->lru_lock);
+	spin_lock_irqsave(&pool->lru_lock, flags);
 	if (list_empty(&pool->lru)) {
-		spin_unlock(&pool->lru_lock);
+		spin_unlock_irqrestore(&pool->lru_lock, flags);
 		return -ENOENT;
 	}
 	e = list_last_entry(&pool->lru, struct zcache_entry, lru);
@@ -1056,7 +1140,7 @@ static int zcache_writeback_one(struct zcache_pool *pool, struct page *page)
 	pool->wb_active = true;
 	pool->wb_oid = e->oid;
 	pool->wb_index = e->index;
-	spin_unlock(&pool->lru_lock);
+	spin_unlock_irqrestore(&pool->lru_lock, flags);
 
 	err = zcache_entry_decompress(pool, e, page);
 	if (!err)
@@ -1064,7 +1148,7 @@ static int zcache_writeback_one(struct zcache_pool *pool, struct page *page)
 					   page);
 
 	b = zcache_bucket(pool, e->oid);
-	spin_lock(&b->lock);
+	spin_lock_irqsave(&b->lock, flags);
 	obj = __zcache_obj_find(b, e->oid);
 	if (obj)
 		cur = xa_load(&obj->pages, e->index);
@@ -1077,11 +1161,11 @@ static int zcache_writeback_one(struct zcache_pool *pool, struct page *page)
 		list_add(&e->lru, &pool->lru);
 		spin_unlock(&pool->lru_lock);
 	}
-	spin_unlock(&b->lock);
+	spin_unlock_irqrestore(&b->lock, flags);
 
-	spin_lock(&pool->lru_lock);
+	spin_lock_irqsave(&pool->lru_lock, flags);
 	pool->wb_active = false;
-	spin_unlock(&pool->lru_lock);
+	spin_unlock_irqrestore(&pool->lru_lock, flags);
 	wake_up_all(&pool->wb_wait);
 
 	if (err)
@@ -1104,7 +1188,7 @@ static long __zcache_pool_writeback(struct zcache_pool *pool,
 	int ret;
 
 	mutex_lock(&pool->wb_mutex);
-	for (tried = 0; tried < nr; tried++) {
+	for (tried = 0; tried < nr && !READ_ONCE(pool->wb_off); tried++) {
 		ret = zcache_writeback_one(pool, page);
 		if (ret < 0)
 			break;
@@ -1120,7 +1204,8 @@ static long __zcache_pool_writeback(struct zcache_pool *pool,
  * @pool: a persistent pool with ->writeback
  * @nr: how many pages to try
  *
- * Returns how many were written back and freed, -EOPNOTSUPP (no
+ * Returns how many were written back and freed (0 while the owner has
+ * write-back off, zcache_pool_set_writeback()), -EOPNOTSUPP (no
  * ->writeback) or -ENOMEM.  Context: process, sleeps.
  */
 long zcache_pool_writeback(struct zcache_pool *pool, unsigned long nr)
@@ -1131,6 +1216,8 @@ long zcache_pool_writeback(struct zcache_pool *pool, unsigned long nr)
 	if (!pool || pool->kind != ZCACHE_POOL_PERSISTENT ||
 	    !pool->ops || !pool->ops->writeback)
 		return -EOPNOTSUPP;
+	if (READ_ONCE(pool->wb_off))
+		return 0;
 	page = alloc_page(GFP_KERNEL);
 	if (!page)
 		return -ENOMEM;
@@ -1138,14 +1225,29 @@ long zcache_pool_writeback(struct zcache_pool *pool, unsigned long nr)
 	__free_page(page);
 	return done;
 }
-ZC_EXPORT_SYMBOL(zcache_pool_writeback);
+
+/**
+ * zcache_pool_set_writeback - the owner allows write-back now, or not
+ * @pool: the pool
+ * @on: false: neither the shrink worker nor zcache_pool_writeback()
+ *	decompresses a page of @pool for ->writeback until it is true again
+ *	(a full pool then refuses stores); a write-back in progress ends
+ *	after its current page
+ *
+ * Cheap (one flag); any context.  Pools start with write-back on.
+ */
+void zcache_pool_set_writeback(struct zcache_pool *pool, bool on)
+{
+	if (pool)
+		WRITE_ONCE(pool->wb_off, !on);
+}
 
 struct zcache_evict_batch {
 	struct zcache_entry *e[2];
 	int n;
 };
 
-/* Under the zbud pool lock: the entry's memory is valid, maybe dying. */
+/* Under the allocator's lock: the entry's memory is valid, maybe dying. */
 static bool zcache_evict_grab(unsigned long priv, void *arg)
 {
 	struct zcache_evict_batch *batch = arg;
@@ -1158,8 +1260,8 @@ static bool zcache_evict_grab(unsigned long priv, void *arg)
 }
 
 /*
- * Evicts up to @nr zbud frames, coldest first.  Returns the entries
- * dropped.  Any context but hard irq.
+ * Evicts up to @nr frames of an allocator with ->evict, coldest first.
+ * Returns the entries dropped.  Any context but hard irq.
  */
 static unsigned long zcache_evict(struct zcache_pool *pool, unsigned long nr)
 {
@@ -1167,10 +1269,12 @@ static unsigned long zcache_evict(struct zcache_pool *pool, unsigned long nr)
 	unsigned long done = 0;
 	int i;
 
+	if (!pool->alloc->evict)
+		return 0;
 	while (nr--) {
 		batch.n = 0;
-		if (zcache_zbud_evict_lru(pool->zbud, zcache_evict_grab,
-					  &batch) < 0)
+		if (pool->alloc->evict(pool->apool, zcache_evict_grab,
+				       &batch) < 0)
 			break;
 		for (i = 0; i < batch.n; i++) {
 			struct zcache_entry *e = batch.e[i];
@@ -1190,52 +1294,74 @@ static unsigned long zcache_evict(struct zcache_pool *pool, unsigned long nr)
 #define ZCACHE_SHRINK_BATCH	32
 #define ZCACHE_SHRINK_BACKLOG	(8 * ZCACHE_SHRINK_BATCH)
 
-/* Takes a reference on up to ZCACHE_SHRINK_POOLS pools. */
-static int zcache_pools_snapshot(struct zcache_pool **snap)
+/*
+ * Takes a reference on up to ZCACHE_SHRINK_POOLS pools listed after the
+ * one with id *@cursor (ids grow along the list) and moves the cursor:
+ * called until it returns fewer, it visits every pool.
+ */
+static int zcache_pools_snapshot(struct zcache_pool **snap, u64 *cursor)
 {
 	struct zcache_pool *pool;
 	int n = 0;
 
 	mutex_lock(&zcache_pools_mutex);
 	list_for_each_entry(pool, &zcache_pools, list) {
+		if (pool->id <= *cursor)
+			continue;
 		if (n == ZCACHE_SHRINK_POOLS)
 			break;
 		atomic_inc(&pool->users);
 		snap[n++] = pool;
+		*cursor = pool->id;
 	}
 	mutex_unlock(&zcache_pools_mutex);
 	return n;
 }
 
+/* Step 0: evict from ephemeral pools; step 1: write back persistent ones. */
+static unsigned long zcache_shrink_pool(struct zcache_pool *pool, int step,
+					struct page *page)
+{
+	long ret;
+
+	if (step == 0)
+		return zcache_evict(pool, ZCACHE_SHRINK_BATCH);
+	if (!page || pool->kind != ZCACHE_POOL_PERSISTENT ||
+	    !zcache_pool_can_writeback(pool))
+		return 0;
+	ret = __zcache_pool_writeback(pool, ZCACHE_SHRINK_BATCH, page);
+	if (ret <= 0)
+		return 0;
+	/* Freed objects free page frames once packed. */
+	if (pool->alloc->compact)
+		pool->alloc->compact(pool->apool);
+	return ret;
+}
+
 /*
- * One shrink pass: ephemeral pages go first (clean page cache is cheap to
- * drop), then the coldest persistent pages are written back.
+ * One shrink pass over every pool: ephemeral pages go first (clean page
+ * cache is cheap to drop), then, if that freed nothing, the coldest
+ * persistent pages of the first pool that can write any back.
  */
 static unsigned long zcache_shrink_pass(struct page *page)
 {
 	struct zcache_pool *snap[ZCACHE_SHRINK_POOLS];
 	unsigned long done = 0;
-	long ret;
-	int i, n;
+	int i, n, step;
+	u64 cursor;
 
-	n = zcache_pools_snapshot(snap);
-	for (i = 0; i < n; i++)
-		if (snap[i]->kind == ZCACHE_POOL_EPHEMERAL)
-			done += zcache_evict(snap[i], ZCACHE_SHRINK_BATCH);
-	for (i = 0; i < n && !done && page; i++) {
-		if (snap[i]->kind != ZCACHE_POOL_PERSISTENT ||
-		    !snap[i]->ops || !snap[i]->ops->writeback)
-			continue;
-		ret = __zcache_pool_writeback(snap[i], ZCACHE_SHRINK_BATCH,
-					      page);
-		if (ret > 0) {
-			done += ret;
-			/* Freed objects free page frames once packed. */
-			zcs_compact(snap[i]->zcs);
-		}
+	for (step = 0; step < 2 && !done; step++) {
+		cursor = 0;
+		do {
+			n = zcache_pools_snapshot(snap, &cursor);
+			for (i = 0; i < n; i++) {
+				if (step == 0 || !done)
+					done += zcache_shrink_pool(snap[i], step,
+								   page);
+				zcache_pool_put(snap[i]);
+			}
+		} while (n == ZCACHE_SHRINK_POOLS);
 	}
-	for (i = 0; i < n; i++)
-		zcache_pool_put(snap[i]);
 	return done;
 }
 
@@ -1266,9 +1392,9 @@ static unsigned long zcache_shrinker_count(struct shrinker *s,
 
 	rcu_read_lock();
 	list_for_each_entry_rcu(pool, &zcache_pools, list) {
-		if (pool->kind == ZCACHE_POOL_EPHEMERAL)
+		if (pool->alloc->evict)
 			n += zcache_pool_pages(pool);
-		else if (pool->ops && pool->ops->writeback)
+		else if (zcache_pool_can_writeback(pool))
 			wb += zcache_pool_pages(pool);
 	}
 	rcu_read_unlock();
@@ -1290,8 +1416,7 @@ static unsigned long zcache_shrinker_scan(struct shrinker *s,
 	list_for_each_entry_rcu(pool, &zcache_pools, list) {
 		if (freed >= sc->nr_to_scan)
 			break;
-		if (pool->kind == ZCACHE_POOL_EPHEMERAL)
-			freed += zcache_evict(pool, sc->nr_to_scan / 2 + 1);
+		freed += zcache_evict(pool, sc->nr_to_scan / 2 + 1);
 	}
 	rcu_read_unlock();
 	if (freed < sc->nr_to_scan) {
@@ -1414,7 +1539,17 @@ unsigned long zcache_test_set_limit_pages(unsigned long pages)
 	WRITE_ONCE(zcache_full, false);
 	return old;
 }
-ZC_EXPORT_SYMBOL(zcache_test_set_limit_pages);
+
+/**
+ * zcache_shrink_sync - run the shrink worker now and wait for it
+ *
+ * For the self-test.  Context: process, sleeps.
+ */
+void zcache_shrink_sync(void)
+{
+	zcache_kick_shrink();
+	flush_work(&zcache_shrink_work);
+}
 
 /********************************
  * debugfs helper
@@ -1424,16 +1559,16 @@ void zcache_pools_show(struct seq_file *m)
 	struct zcache_pool *pool;
 	struct zcache_stats s;
 
-	seq_printf(m, "%-24s %-10s %10s %10s %12s %10s %10s %10s %10s\n",
-		   "pool", "kind", "stored", "same", "comp_bytes", "pages",
+	seq_printf(m, "%-24s %-10s %-10s %10s %10s %12s %10s %10s %10s %10s\n",
+		   "pool", "kind", "allocator", "stored", "same", "comp_bytes", "pages",
 		   "wb", "evicted", "rej_limit");
 	mutex_lock(&zcache_pools_mutex);
 	list_for_each_entry(pool, &zcache_pools, list) {
 		zcache_pool_stats(pool, &s);
-		seq_printf(m, "%-24s %-10s %10llu %10llu %12llu %10llu %10llu %10llu %10llu\n",
+		seq_printf(m, "%-24s %-10s %-10s %10llu %10llu %12llu %10llu %10llu %10llu %10llu\n",
 			   pool->name,
 			   pool->kind == ZCACHE_POOL_PERSISTENT ?
-			   "persistent" : "ephemeral",
+			   "persistent" : "ephemeral", pool->alloc->name,
 			   s.stored_pages, s.same_filled_pages,
 			   s.compressed_bytes, s.pool_pages, s.written_back,
 			   s.evicted, s.reject_pool_limit);
@@ -1449,6 +1584,12 @@ int zcache_tmem_init(void)
 	zcache_entry_cache = KMEM_CACHE(zcache_entry, 0);
 	if (!zcache_entry_cache)
 		return -ENOMEM;
+	zcache_shrink_wq = alloc_workqueue("zcache_shrink",
+					   WQ_UNBOUND | WQ_MEM_RECLAIM, 1);
+	if (!zcache_shrink_wq) {
+		kmem_cache_destroy(zcache_entry_cache);
+		return -ENOMEM;
+	}
 	INIT_WORK(&zcache_shrink_work, zcache_shrink_work_fn);
 	zcache_shrinker = zc_shrinker_create("zcache", zcache_shrinker_count,
 					     zcache_shrinker_scan, NULL);
@@ -1460,9 +1601,17 @@ int zcache_tmem_init(void)
 
 void zcache_tmem_exit(void)
 {
+	/*
+	 * Module exit runs before the parameters' sysfs files go: a write
+	 * may be running now.  It holds the module's parameter lock; after
+	 * this section no write can queue the worker again.
+	 */
+	kernel_param_lock(THIS_MODULE);
 	WRITE_ONCE(zcache_tmem_ready, false);
+	kernel_param_unlock(THIS_MODULE);
 	zc_shrinker_destroy(zcache_shrinker);
 	cancel_work_sync(&zcache_shrink_work);
+	destroy_workqueue(zcache_shrink_wq);
 	WARN_ON(!list_empty(&zcache_pools));
 	kmem_cache_destroy(zcache_entry_cache);
 }

@@ -15,7 +15,8 @@
  * Sizes are counted in 64-byte chunks.  A handle is the frame's address
  * with bit 0 telling the buddy (0 first, 1 last).
  *
- * Lists (all under pool->lock):
+ * Lists (all under pool->lock, taken with interrupts saved: cleancache
+ * stores and frees under the page cache's IRQ-safe i_pages lock):
  *   unbuddied[n]  frames with one buddy in use and n free chunks
  *   buddied       frames with both buddies in use
  *   lru           every frame not being evicted, most recently used first
@@ -29,7 +30,8 @@
 #include <linux/spinlock.h>
 #include <linux/list.h>
 #include <linux/atomic.h>
-#include "zcache_internal.h"
+#include "zcache_alloc.h"
+#include "zcache_zbud.h"
 
 #define ZCACHE_ZBUD_CHUNK_SHIFT	6
 #define ZCACHE_ZBUD_CHUNK	(1UL << ZCACHE_ZBUD_CHUNK_SHIFT)
@@ -93,7 +95,6 @@ size_t zcache_zbud_max_size(void)
 {
 	return ZCACHE_ZBUD_FREE_CHUNKS * ZCACHE_ZBUD_CHUNK;
 }
-ZC_EXPORT_SYMBOL(zcache_zbud_max_size);
 
 struct zcache_zbud_pool *zcache_zbud_create(void)
 {
@@ -111,7 +112,6 @@ struct zcache_zbud_pool *zcache_zbud_create(void)
 	atomic_long_set(&pool->pages, 0);
 	return pool;
 }
-ZC_EXPORT_SYMBOL(zcache_zbud_create);
 
 /* The owner must have freed every object: frames left are reported. */
 void zcache_zbud_destroy(struct zcache_zbud_pool *pool)
@@ -121,7 +121,6 @@ void zcache_zbud_destroy(struct zcache_zbud_pool *pool)
 	WARN_ON(atomic_long_read(&pool->pages));
 	kfree(pool);
 }
-ZC_EXPORT_SYMBOL(zcache_zbud_destroy);
 
 /* Puts a frame with one used buddy on its unbuddied list.  Pool lock held. */
 static void __zcache_zbud_file(struct zcache_zbud_pool *pool,
@@ -150,6 +149,7 @@ int zcache_zbud_alloc(struct zcache_zbud_pool *pool, size_t size, gfp_t gfp,
 {
 	unsigned int chunks, i;
 	struct zcache_zbud_frame *f = NULL;
+	unsigned long flags;
 	struct page *page;
 	int bud;
 
@@ -157,7 +157,7 @@ int zcache_zbud_alloc(struct zcache_zbud_pool *pool, size_t size, gfp_t gfp,
 		return -EINVAL;
 	chunks = DIV_ROUND_UP(size, ZCACHE_ZBUD_CHUNK);
 
-	spin_lock(&pool->lock);
+	spin_lock_irqsave(&pool->lock, flags);
 	for (i = chunks; i < ZCACHE_ZBUD_NCHUNKS; i++) {
 		f = list_first_entry_or_null(&pool->unbuddied[i],
 					     struct zcache_zbud_frame, buddy);
@@ -170,7 +170,7 @@ int zcache_zbud_alloc(struct zcache_zbud_pool *pool, size_t size, gfp_t gfp,
 						     ZCACHE_ZBUD_FIRST;
 		goto found;
 	}
-	spin_unlock(&pool->lock);
+	spin_unlock_irqrestore(&pool->lock, flags);
 
 	page = alloc_page(gfp & ~__GFP_HIGHMEM);
 	if (!page)
@@ -182,18 +182,17 @@ int zcache_zbud_alloc(struct zcache_zbud_pool *pool, size_t size, gfp_t gfp,
 	atomic_long_inc(&pool->pages);
 	atomic_long_inc(&zcache_zbud_total);
 	bud = ZCACHE_ZBUD_FIRST;
-	spin_lock(&pool->lock);
+	spin_lock_irqsave(&pool->lock, flags);
 
 found:
 	f->chunks[bud] = chunks;
 	f->priv[bud] = priv;
 	__zcache_zbud_file(pool, f);
 	list_move(&f->lru, &pool->lru);
-	spin_unlock(&pool->lock);
+	spin_unlock_irqrestore(&pool->lock, flags);
 	*handle = (unsigned long)f | bud;
 	return 0;
 }
-ZC_EXPORT_SYMBOL(zcache_zbud_alloc);
 
 /**
  * zcache_zbud_free - free an object; frees its frame if the other buddy is
@@ -207,8 +206,9 @@ void zcache_zbud_free(struct zcache_zbud_pool *pool, unsigned long handle)
 {
 	struct zcache_zbud_frame *f = zcache_zbud_handle_frame(handle);
 	int bud = handle & 1;
+	unsigned long flags;
 
-	spin_lock(&pool->lock);
+	spin_lock_irqsave(&pool->lock, flags);
 	WARN_ON_ONCE(!f->chunks[bud]);
 	f->chunks[bud] = 0;
 	f->priv[bud] = 0;
@@ -217,7 +217,7 @@ void zcache_zbud_free(struct zcache_zbud_pool *pool, unsigned long handle)
 	if (!f->chunks[0] && !f->chunks[1]) {
 		if (!f->evicting)
 			list_del(&f->lru);
-		spin_unlock(&pool->lock);
+		spin_unlock_irqrestore(&pool->lock, flags);
 		__free_page(virt_to_page(f));
 		atomic_long_dec(&pool->pages);
 		atomic_long_dec(&zcache_zbud_total);
@@ -225,9 +225,8 @@ void zcache_zbud_free(struct zcache_zbud_pool *pool, unsigned long handle)
 	}
 	if (!f->evicting)
 		__zcache_zbud_file(pool, f);
-	spin_unlock(&pool->lock);
+	spin_unlock_irqrestore(&pool->lock, flags);
 }
-ZC_EXPORT_SYMBOL(zcache_zbud_free);
 
 /**
  * zcache_zbud_map - the address of an object's bytes
@@ -245,13 +244,11 @@ void *zcache_zbud_map(struct zcache_zbud_pool *pool, unsigned long handle)
 	return (u8 *)f + PAGE_SIZE -
 		f->chunks[ZCACHE_ZBUD_LAST] * ZCACHE_ZBUD_CHUNK;
 }
-ZC_EXPORT_SYMBOL(zcache_zbud_map);
 
 unsigned long zcache_zbud_pages(struct zcache_zbud_pool *pool)
 {
 	return atomic_long_read(&pool->pages);
 }
-ZC_EXPORT_SYMBOL(zcache_zbud_pages);
 
 unsigned long zcache_zbud_total_pages(void)
 {
@@ -263,11 +260,12 @@ int zcache_zbud_evict_lru(struct zcache_zbud_pool *pool,
 			  void *arg)
 {
 	struct zcache_zbud_frame *f;
+	unsigned long flags;
 	int bud, n = 0;
 
-	spin_lock(&pool->lock);
+	spin_lock_irqsave(&pool->lock, flags);
 	if (list_empty(&pool->lru)) {
-		spin_unlock(&pool->lock);
+		spin_unlock_irqrestore(&pool->lock, flags);
 		return -ENOENT;
 	}
 	f = list_last_entry(&pool->lru, struct zcache_zbud_frame, lru);
@@ -277,7 +275,72 @@ int zcache_zbud_evict_lru(struct zcache_zbud_pool *pool,
 	for (bud = ZCACHE_ZBUD_FIRST; bud <= ZCACHE_ZBUD_LAST; bud++)
 		if (f->priv[bud] && grab(f->priv[bud], arg))
 			n++;
-	spin_unlock(&pool->lock);
+	spin_unlock_irqrestore(&pool->lock, flags);
 	return n;
 }
-ZC_EXPORT_SYMBOL(zcache_zbud_evict_lru);
+
+/* The allocator interface (zcache_alloc.h) over zbud. */
+static void *zcache_zbud_op_create(const char *name)
+{
+	return zcache_zbud_create();
+}
+
+static void zcache_zbud_op_destroy(void *apool)
+{
+	zcache_zbud_destroy(apool);
+}
+
+static int zcache_zbud_op_malloc(void *apool, size_t size, gfp_t gfp,
+				 unsigned long priv, unsigned long *handle)
+{
+	return zcache_zbud_alloc(apool, size, gfp, priv, handle);
+}
+
+static void zcache_zbud_op_free(void *apool, unsigned long handle)
+{
+	zcache_zbud_free(apool, handle);
+}
+
+static void zcache_zbud_op_write(void *apool, unsigned long handle,
+				 const void *src, size_t len)
+{
+	memcpy(zcache_zbud_map(apool, handle), src, len);
+}
+
+static const void *zcache_zbud_op_read_begin(void *apool,
+					     unsigned long handle, void *copy)
+{
+	return zcache_zbud_map(apool, handle);
+}
+
+static void zcache_zbud_op_read_end(void *apool, unsigned long handle,
+				    const void *addr)
+{
+}
+
+static unsigned long zcache_zbud_op_pages(void *apool)
+{
+	return zcache_zbud_pages(apool);
+}
+
+static int zcache_zbud_op_evict(void *apool,
+				bool (*grab)(unsigned long priv, void *arg),
+				void *arg)
+{
+	return zcache_zbud_evict_lru(apool, grab, arg);
+}
+
+const struct zcache_alloc_ops zcache_alloc_zbud = {
+	.name = "zbud",
+	.max_size = ZCACHE_ZBUD_FREE_CHUNKS * ZCACHE_ZBUD_CHUNK,
+	.max_grow_pages = 1,
+	.create = zcache_zbud_op_create,
+	.destroy = zcache_zbud_op_destroy,
+	.malloc = zcache_zbud_op_malloc,
+	.free = zcache_zbud_op_free,
+	.write = zcache_zbud_op_write,
+	.read_begin = zcache_zbud_op_read_begin,
+	.read_end = zcache_zbud_op_read_end,
+	.pages = zcache_zbud_op_pages,
+	.evict = zcache_zbud_op_evict,
+};

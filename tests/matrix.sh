@@ -170,6 +170,8 @@ inner_modules() {
 	set -u
 	kver=$(ls /lib/modules | sort -V | tail -n 1)
 	make -C /zsrc KDIR="/lib/modules/$kver/build"
+	# The test harness's build: zcsmalloc and the test modules.
+	make -C /zsrc KDIR="/lib/modules/$kver/build" ZC_TESTS=1
 	ls -l /zsrc/*.ko
 	modinfo -F vermagic /zsrc/zcache.ko 2>/dev/null || true
 }

@@ -229,6 +229,11 @@ kargs+=" log_buf_len=8M"
 # in the middle of a script (bash reads scripts as it goes).
 rm -rf "$work/tests"
 cp -a "$repo/tests" "$work/tests"
+# The sources of the test modules, which the package does not ship: the
+# guest builds them (tests/guest/lib.sh, test_modules_build).
+mkdir "$work/tests/zcache-src"
+(cd "$repo/src" && tar --exclude-vcs --exclude-vcs-ignores -cf - .) |
+	tar -C "$work/tests/zcache-src" -xf -
 if [ "$transport" = 9p ]; then
 	qemu+=(-virtfs "local,path=$work/tests,mount_tag=zctests,security_model=none,readonly=on"
 		-virtfs "local,path=$work/pkg,mount_tag=zcpkg,security_model=none,readonly=on"

@@ -10,8 +10,11 @@
  * eviction at the limit, write-back (coldest first, a load warms a page),
  * and stores/loads/invalidates/write-backs from every CPU at once.
  *
- * Needs a quiet machine: the limit cases set the global limit for a moment
- * (zcache_test_set_limit_pages) and expect no other pool to grow meanwhile.
+ * The module links its own copy of the core (tmem, compression, the
+ * allocator interface, zbud; src/Kbuild with ZC_TESTS=1): its pools, limit
+ * and counters are its own, apart from a loaded zcache.ko's, and zcache.ko
+ * exports nothing for it.  Since issue 19 also: raw_pages after a failed
+ * allocation, write-back switched off, the shrink worker over 40 pools.
  */
 #undef pr_fmt			/* compat.h's headers defined the default */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -27,6 +30,8 @@
 #include <linux/delay.h>
 #include <linux/cpumask.h>
 #include "zcache_internal.h"
+#include "zcache_zbud.h"
+#include "zcsmalloc.h"
 
 ZC_IMPORT_NS();
 
@@ -603,6 +608,190 @@ out_page:
 	return err;
 }
 
+/*
+ * Issue 19: a raw (KEEP_RAW) page whose allocation fails must leave
+ * raw_pages as it was (it was counted before the allocation and never
+ * given back).  zcsmalloc's fault injection fails the allocation.
+ */
+static const struct zcache_pool_ops zct_raw_ops = {
+	.flags = ZCACHE_POOL_KEEP_RAW,
+};
+
+static int zct_raw_alloc_fail(void)
+{
+	struct zcache_pool *pool;
+	struct zcache_stats s;
+	struct page *page = alloc_page(GFP_KERNEL);
+	unsigned int old;
+	void *p;
+	int err;
+
+	if (!page)
+		return -ENOMEM;
+	pool = zcache_pool_create(ZCACHE_POOL_PERSISTENT, "test-raw-fail",
+				  &zct_raw_ops, NULL);
+	if (!pool) {
+		__free_page(page);
+		return -ENOMEM;
+	}
+	p = zc_kmap_local(page);
+	get_random_bytes(p, PAGE_SIZE);
+	zc_kunmap_local(p);
+	old = zcs_set_fail_alloc_every(1);
+	err = zcache_store(pool, 1, 1, page);
+	zcs_set_fail_alloc_every(old);
+	zcache_pool_stats(pool, &s);
+	if (ZCT_FAILED(err == -ENOMEM && s.reject_alloc_fail == 1,
+		       "store %d, alloc rejects %llu", err,
+		       s.reject_alloc_fail) ||
+	    ZCT_FAILED(!s.raw_pages && !s.stored_pages,
+		       "raw_pages %llu stored %llu after a failed store",
+		       s.raw_pages, s.stored_pages)) {
+		err = -EINVAL;
+		goto out;
+	}
+	/* And a raw page that does get stored is counted once, then not. */
+	err = zcache_store(pool, 1, 1, page);
+	zcache_pool_stats(pool, &s);
+	if (ZCT_FAILED(!err && s.raw_pages == 1, "store %d raw_pages %llu",
+		       err, s.raw_pages)) {
+		err = -EINVAL;
+		goto out;
+	}
+	zcache_invalidate(pool, 1, 1);
+	zcache_pool_stats(pool, &s);
+	err = ZCT_FAILED(!s.raw_pages, "raw_pages %llu after invalidate",
+			 s.raw_pages) ? -EINVAL : 0;
+out:
+	zcache_pool_destroy(pool);
+	__free_page(page);
+	return err;
+}
+
+/*
+ * Issue 19: with write-back off (zcache_pool_set_writeback()), neither
+ * zcache_pool_writeback() nor the shrink worker decompresses a page for
+ * ->writeback; on again, write-back works.
+ */
+struct zct_wb_count {
+	atomic_t calls;
+};
+
+static int zct_wb_count_cb(struct zcache_pool *pool, void *owner, u64 oid,
+			   pgoff_t index, struct page *page)
+{
+	struct zct_wb_count *c = owner;
+
+	atomic_inc(&c->calls);
+	return zct_check_exact(page, index, 6);
+}
+
+static const struct zcache_pool_ops zct_wb_count_ops = {
+	.writeback = zct_wb_count_cb,
+};
+
+static int zct_writeback_off(void)
+{
+	struct zct_wb_count c = { .calls = ATOMIC_INIT(0) };
+	struct zcache_pool *pool;
+	struct page *page = alloc_page(GFP_KERNEL);
+	unsigned long i;
+	long done;
+	int err = -EINVAL;
+
+	if (!page)
+		return -ENOMEM;
+	pool = zcache_pool_create(ZCACHE_POOL_PERSISTENT, "test-wb-off",
+				  &zct_wb_count_ops, &c);
+	if (!pool)
+		goto out_page;
+	for (i = 0; i < 16; i++) {
+		zct_fill_page(page, i, 6);
+		if (zcache_store(pool, 0, i, page))
+			goto out;
+	}
+	zcache_pool_set_writeback(pool, false);
+	done = zcache_pool_writeback(pool, 8);
+	/* Over the limit: the worker runs, and must leave the pool alone. */
+	zcache_test_set_limit_pages(1);
+	zcache_shrink_sync();
+	zcache_test_set_limit_pages(0);
+	if (ZCT_FAILED(done == 0 && !atomic_read(&c.calls),
+		       "write-back off: done %ld, ->writeback called %d times",
+		       done, atomic_read(&c.calls)))
+		goto out;
+	zcache_pool_set_writeback(pool, true);
+	done = zcache_pool_writeback(pool, 8);
+	if (ZCT_FAILED(done == 8 && atomic_read(&c.calls) == 8,
+		       "write-back on: done %ld, calls %d", done,
+		       atomic_read(&c.calls)))
+		goto out;
+	err = 0;
+out:
+	zcache_test_set_limit_pages(0);
+	zcache_pool_destroy(pool);
+out_page:
+	__free_page(page);
+	return err;
+}
+
+/*
+ * Issue 19: the shrink worker sees every pool, not only the first 32.
+ * 40 ephemeral pools, the pages in the last one; over the limit, the
+ * worker must bring the total below the accept threshold.
+ */
+#define ZCT_MANY_POOLS	40
+
+static int zct_shrink_many_pools(void)
+{
+	struct zcache_pool **pools;
+	struct page *page = alloc_page(GFP_KERNEL);
+	unsigned long key, total, accept;
+	char name[24];
+	int i, err = -EINVAL;
+
+	pools = kcalloc(ZCT_MANY_POOLS, sizeof(*pools), GFP_KERNEL);
+	if (!pools || !page) {
+		err = -ENOMEM;
+		goto out_free;
+	}
+	for (i = 0; i < ZCT_MANY_POOLS; i++) {
+		snprintf(name, sizeof(name), "test-many-%d", i);
+		pools[i] = zcache_pool_create(ZCACHE_POOL_EPHEMERAL, name, NULL,
+					      NULL);
+		if (!pools[i]) {
+			err = -ENOMEM;
+			goto out;
+		}
+	}
+	zcache_test_set_limit_pages(zcache_total_pages() + ZCT_LIMIT);
+	for (key = 0; key < 4 * ZCT_LIMIT; key++) {
+		zct_fill_page(page, key, 7);
+		if (zcache_store(pools[ZCT_MANY_POOLS - 1], 3, key, page))
+			break;
+	}
+	if (ZCT_FAILED(zcache_pool_is_full(), "limit never hit: %lu pages",
+		       zcache_total_pages()))
+		goto out;
+	zcache_shrink_sync();
+	total = zcache_total_pages();
+	accept = zcache_accept_pages();
+	if (ZCT_FAILED(total < accept,
+		       "worker left %lu pages with %d pools (accept %lu)",
+		       total, ZCT_MANY_POOLS, accept))
+		goto out;
+	err = 0;
+out:
+	zcache_test_set_limit_pages(0);
+	for (i = 0; i < ZCT_MANY_POOLS; i++)
+		zcache_pool_destroy(pools[i]);
+out_free:
+	kfree(pools);
+	if (page)
+		__free_page(page);
+	return err;
+}
+
 /********************************
  * concurrency
  ********************************/
@@ -790,8 +979,13 @@ static int zct_pools_empty(void)
 	struct zcache_stats s;
 
 	zcache_global_stats(&s);
-	if (ZCT_FAILED(zcache_total_pages() == 0 || s.stored_pages,
-		       "pages %lu held with nothing stored", zcache_total_pages()))
+	/* Every case destroyed its pools: nothing may be left. */
+	if (ZCT_FAILED(zcache_total_pages() == 0 && !s.stored_pages &&
+		       !s.raw_pages && !s.same_filled_pages &&
+		       !s.compressed_bytes,
+		       "pages %lu, stored %llu, raw %llu, same %llu, bytes %llu left",
+		       zcache_total_pages(), s.stored_pages, s.raw_pages,
+		       s.same_filled_pages, s.compressed_bytes))
 		return -EINVAL;
 	return 0;
 }
@@ -807,6 +1001,9 @@ static const struct {
 	{ "pool_limit_hysteresis", zct_limit },
 	{ "ephemeral_eviction_at_limit", zct_ephemeral },
 	{ "writeback_coldest_first", zct_writeback },
+	{ "raw_pages_alloc_failure", zct_raw_alloc_fail },
+	{ "writeback_off_no_decompress", zct_writeback_off },
+	{ "shrink_worker_sees_every_pool", zct_shrink_many_pools },
 	{ "concurrency_all_cpus", zct_concurrency },
 	{ "no_pages_leaked", zct_pools_empty },
 };
@@ -814,18 +1011,34 @@ static const struct {
 static int __init zct_init(void)
 {
 	unsigned int i;
+	int err;
 
+	/* This module's own copy of the core (src/Kbuild, ZC_TESTS=1). */
+	err = zcache_comp_init();
+	if (err)
+		return err;
+	err = zcache_tmem_init();
+	if (err) {
+		zcache_comp_exit();
+		return err;
+	}
 	pr_info("KTAP version 1\n");
 	pr_info("1..%zu\n", ARRAY_SIZE(zct_cases));
 	for (i = 0; i < ARRAY_SIZE(zct_cases); i++)
 		zct_report(zct_cases[i].name, zct_cases[i].fn());
 	pr_info("# zcache_test: %u passed, %u failed\n", zct_nr - zct_failed,
 		zct_failed);
-	return zct_failed ? -EINVAL : 0;
+	if (!zct_failed)
+		return 0;
+	zcache_tmem_exit();
+	zcache_comp_exit();
+	return -EINVAL;
 }
 
 static void __exit zct_exit(void)
 {
+	zcache_tmem_exit();
+	zcache_comp_exit();
 }
 
 module_init(zct_init);

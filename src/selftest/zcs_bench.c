@@ -38,6 +38,7 @@
 #include <linux/zsmalloc.h>
 
 #include "zcsmalloc.h"
+#include "test/compat-zsmalloc.h"
 
 ZC_IMPORT_NS();
 

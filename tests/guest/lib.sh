@@ -19,6 +19,43 @@ tap_begin_package() {
 ok() { n=$((n + 1)); echo "ok $n $*"; }
 nok() { n=$((n + 1)); failed=1; echo "not ok $n $*"; }
 skip() { n=$((n + 1)); echo "ok $n $1 # SKIP ${2:-}"; }
+# test_modules_build: zcsmalloc_test, zcache_test and zcsmalloc_bench are
+# not in the package (users never get test code): the harness copies src/
+# into the run's tests (vm/run.sh: tests/zcache-src), and this builds them
+# against the running kernel with `make ZC_TESTS=1` and installs them
+# under /lib/modules/KVER/extra/zcache-tests (the root disk is a snapshot),
+# once per boot; modprobe then finds them and loads zcsmalloc.ko of the
+# package under them.  Status 0 when they are there; the build log is on
+# stderr when it fails.
+test_modules_build() {
+	local kver dir b rc=0 st=${ZC_RUN_TMP:-/run}/zc-test-modules
+	[ ! -e "$st" ] || return "$(cat "$st")"
+	kver=$(uname -r)
+	dir=/lib/modules/$kver/extra/zcache-tests
+	if [ ! -d "$ZC_TESTS/zcache-src" ]; then
+		echo "test modules: no $ZC_TESTS/zcache-src (harness copy of src/)" >&2
+		echo 1 >"$st"
+		return 1
+	fi
+	b=$(mktemp -d /tmp/zcache-tests.XXXXXX)
+	cp -a "$ZC_TESTS/zcache-src/." "$b/"
+	echo "+ make -C $b ZC_TESTS=1 KDIR=/lib/modules/$kver/build" >&2
+	if make -C "$b" -j"$(nproc)" ZC_TESTS=1 KDIR="/lib/modules/$kver/build" \
+	    >"$b/build.log" 2>&1; then
+		install -d "$dir"
+		install -m 644 "$b/zcsmalloc_test.ko" "$b/zcache_test.ko" \
+			"$b/zcsmalloc_bench.ko" "$dir/"
+		depmod -a "$kver"
+		echo "test modules: built and installed in $dir" >&2
+	else
+		rc=1
+		tail -n 40 "$b/build.log" >&2
+	fi
+	rm -rf "$b"
+	echo "$rc" >"$st"
+	return "$rc"
+}
+
 # check DESCRIPTION COMMAND...: one test, the command's output on stderr.
 check() {
 	local d=$1; shift

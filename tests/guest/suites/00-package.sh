@@ -11,7 +11,7 @@ set -u
 
 tap_begin_package
 kver=$(uname -r)
-echo "1..8"
+echo "1..10"
 echo "# kernel $kver, install ${ZC_INSTALL:-?}"
 
 if [ "${ZC_INSTALL:-}" = rpm ]; then
@@ -53,6 +53,35 @@ if [ -n "$built" ] && [ -n "$inst" ] && cmp -s "$built" "$inst"; then
 	ok "installed zcache is DKMS's build of $v_pkg for $kver"
 else
 	nok "installed zcache is DKMS's build of $v_pkg for $kver # built '$built', installed '$inst'"
+fi
+# Users get zcsmalloc and zcache only (issue 20): no test or benchmark
+# module in DKMS's tree or under /lib/modules, and zcache.ko exports
+# nothing (the self-test links its own copy of the core).
+mods=$(find "/var/lib/dkms/zcache/$v_pkg/$kver" /lib/modules/"$kver" \
+	-name '*.ko*' 2>/dev/null | grep -E '/(zcache|zcsmalloc)[^/]*\.ko' |
+	sed 's|.*/||; s|\.ko.*||' | sort -u | tr '\n' ' ')
+echo "# zcache-dkms modules: $mods" >&2
+if [ "$mods" = "zcache zcsmalloc " ]; then
+	ok "the package builds zcsmalloc and zcache only"
+else
+	nok "the package builds zcsmalloc and zcache only # found: $mods"
+fi
+exports=-1
+if [ -n "$inst" ] && command -v readelf >/dev/null; then
+	t=$(mktemp)
+	case $inst in
+	*.xz) xz -dc "$inst" >"$t" ;;
+	*.zst) zstd -q -dc "$inst" >"$t" ;;
+	*.gz) gzip -dc "$inst" >"$t" ;;
+	*) cp "$inst" "$t" ;;
+	esac
+	exports=$(readelf -sW "$t" | grep -c ' __ksymtab_')
+	rm -f "$t"
+fi
+if [ "$exports" = 0 ]; then
+	ok "zcache.ko exports no symbol"
+else
+	nok "zcache.ko exports no symbol # __ksymtab_ entries: $exports"
 fi
 v_mod=$(modinfo -k "$kver" -F version zcache 2>/dev/null)
 echo "# dkms version '$v_pkg', module version '$v_mod'" >&2

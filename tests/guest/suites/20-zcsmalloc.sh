@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # 20-zcsmalloc: the allocator in the guest.
-#  1. zcsmalloc_test loads (its KTAP cases from dmesg become subtests; a
+#  1. zcsmalloc_test (built in the guest from the harness's copy of src/)
+#     loads (its KTAP cases from dmesg become subtests; a
 #     failing case fails the load)
 #  2. fail_alloc_every rejects bad input with -EINVAL and one dmesg line
 #  3. debugfs statistics are there and count the self-test's compaction
@@ -43,6 +44,8 @@ taint_mark
 mountpoint -q $DBG || mount -t debugfs none $DBG 2>/dev/null
 
 # 1. self-test
+# The test modules are built here, not shipped (lib.sh).
+test_modules_build || echo "test modules: build failed" >&2
 args=()
 [ -z "${ZC_QUICK:-}" ] || args=(quick=1 ops=60000)
 mark=$(dmesg | wc -l)

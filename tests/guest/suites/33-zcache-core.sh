@@ -3,8 +3,9 @@
 #
 # 33-zcache-core: the zcache core in the guest.
 #  1. zcache loads; /sys/kernel/zcache/ and its parameters are there
-#  2. zcache_test loads (its KTAP cases from dmesg become subtests; a
-#     failing case fails the load)
+#  2. zcache_test (built in the guest from the harness's copy of src/,
+#     with its own copy of the core) loads; its KTAP cases from dmesg
+#     become subtests; a failing case fails the load
 #  3. compressor: every available name is accepted at run time and read
 #     back; an unknown one gives EINVAL and one dmesg line listing what is
 #     available
@@ -50,6 +51,8 @@ else
 fi
 
 # 2. self-test
+# The test modules are built here, not shipped (lib.sh).
+test_modules_build || echo "test modules: build failed" >&2
 mark=$(dmesg | wc -l)
 echo "+ modprobe zcache_test" >&2
 if modprobe zcache_test >&2; then st=ok; else st=fail; fi
@@ -146,10 +149,13 @@ fi
 # 6. debugfs
 if [ -r $DBG/zcache/pools ]; then
 	cat $DBG/zcache/pools >&2
-	if grep -q '^limit_pages\|limit_pages' $DBG/zcache/pools; then
-		ok "debugfs zcache/pools"
+	# The table agrees with sysfs: the limit, and one row per pool.
+	rows=$(awk 'h { n++ } /^pool / { h = 1 } END { print n + 0 }' $DBG/zcache/pools)
+	lim=$(sed -n 's/.* limit_pages \([0-9]*\) .*/\1/p' $DBG/zcache/pools)
+	if [ "$lim" = "$(cat $G/pool_limit_pages)" ] && [ "$rows" = "$(cat $G/pools)" ]; then
+		ok "debugfs zcache/pools: limit $lim, $rows pools as in sysfs"
 	else
-		nok "debugfs zcache/pools: no limit line"
+		nok "debugfs zcache/pools: limit '$lim' rows $rows, sysfs limit $(cat $G/pool_limit_pages) pools $(cat $G/pools)"
 	fi
 else
 	skip "debugfs zcache/pools" "debugfs not available"
