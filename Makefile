@@ -36,7 +36,7 @@ ZC_WORK := $(ZC_CACHE)/work
 # Copy of the tree without VCS data and without what .gitignore ignores.
 ZC_COPY_TREE = tar --exclude-vcs --exclude-vcs-ignores -cf - . | tar -C $(1) -xf -
 
-.PHONY: deb rpm lint matrix matrix-rt lifecycle check checkpatch modules clean
+.PHONY: deb rpm lint matrix matrix-rt matrix-flavours lifecycle check checkpatch modules clean
 
 ## deb             build zcache-dkms_<ver>_all.deb and zcache-utils into $ZC_CACHE/pkg
 deb:
@@ -86,6 +86,10 @@ matrix: deb
 ## matrix-rt       the matrix for the PREEMPT_RT kernels (linux-headers-rt-amd64; SUITES=..., default bookworm trixie)
 matrix-rt: deb
 	@tests/matrix.sh --flavour rt $(or $(SUITES),bookworm trixie)
+
+## matrix-flavours the matrix for the -rt and -cloud kernels of every suite (SUITES=...); a warning fails it
+matrix-flavours: deb
+	@rc=0; for f in rt cloud; do tests/matrix.sh --flavour $$f $(SUITES) || rc=1; done; exit $$rc
 
 ## lifecycle       upgrade from 0.0.9, remove, purge, reinstall, module signer, in bookworm and bullseye chroots (SUITES=...)
 lifecycle: deb

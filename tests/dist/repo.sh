@@ -14,6 +14,8 @@
 #   DIR/<version>/                  the current one: the .debs of $ZC_PKG
 #                                   (make deb), the prebuilt module packages
 #                                   of --prebuilt DIR (tests/dist/prebuilt.sh)
+#   DIR/rpm/                        the current .rpms of $ZC_PKG (make rpm), for
+#                                   the rpm guest path (guest-rpm-utils.sh)
 #   each: pool/main/*.deb, dists/bookworm/{Release,InRelease,Release.gpg},
 #         dists/bookworm/main/binary-amd64/Packages{,.gz}
 #
@@ -105,6 +107,9 @@ pb=()
 [ -z "$prebuilt" ] || pb=("$prebuilt"/zcache-modules-*.deb)
 snapshot "$ver" "$cur" "$pkg/zcache-utils_${ver}_all.deb" "${pb[@]}" "${ex[@]}"
 echo "$ver" >"$out/current"
+zc_rm_tree "$out/rpm"; mkdir -p "$out/rpm"
+cp "$pkg"/zcache-dkms-"$ver"-*.noarch.rpm "$pkg"/zcache-utils-"$ver"-*.noarch.rpm "$out/rpm/" 2>/dev/null ||
+	zc_log "repo: no .rpm of $ver in $pkg (make rpm): rpm/ left empty"
 # apt's own check of what was just signed.
 gpgv --keyring "$out/zcache-archive-keyring.gpg" "$out/$ver/dists/bookworm/InRelease" 2>&1 | grep -q 'Good signature' ||
 	zc_die "repo: InRelease does not verify with the exported key"
