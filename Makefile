@@ -91,7 +91,7 @@ matrix-rt: deb
 matrix-flavours: deb
 	@rc=0; for f in rt cloud; do tests/matrix.sh --flavour $$f $(SUITES) || rc=1; done; exit $$rc
 
-## lifecycle       upgrade from 0.0.9, remove, purge, reinstall, module signer, in bookworm and bullseye chroots (SUITES=...)
+## lifecycle       upgrade from 0.1.0 (built from the tag v0.1.0), remove, purge, reinstall, module signer, in bookworm and bullseye chroots (SUITES=...)
 lifecycle: deb
 	@tests/lifecycle.sh $(SUITES)
 
