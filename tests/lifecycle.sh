@@ -102,12 +102,18 @@ inner_lifecycle() {
 	echo "kernels: $kvers; dkms $dkmsv; old $ov, new $nv"
 	printf 'kernel\t%s\ndkms\t%s\n' "$kver" "$dkmsv" >/out/info.tsv
 	mods() { find /lib/modules -path '*/updates/dkms/*' -name 'zc*.ko*' 2>/dev/null | sort; }
-	nmods_expected() { echo $(( $(echo "$kvers" | wc -w) * 5 )); }
+	# Modules a version installs: its dkms.conf's BUILT_MODULE_NAME lines
+	# (0.1.0: five, with the self-tests; 0.2.0: zcsmalloc and zcache) per
+	# kernel.
+	nmods_expected() {
+		local f=/usr/src/zcache-${1:-$nv}/dkms.conf
+		echo $(( $(echo "$kvers" | wc -w) * $(grep -c '^BUILT_MODULE_NAME' "$f") ))
+	}
 	dkst() { dkms status 2>/dev/null | grep -i zcache || true; }
 
 	step "install old $ov"
 	if apt_in "$olddeb" && [ -n "$(dkst | grep "$ov" | grep -i installed)" ] &&
-	   [ "$(mods | wc -l)" -eq "$(nmods_expected)" ]; then
+	   [ "$(mods | wc -l)" -eq "$(nmods_expected "$ov")" ]; then
 		check "install $ov" PASS "$(dkst | tr '\n' ';')"
 	else
 		check "install $ov" FAIL "$(dkst | tr '\n' ';') $(mods | wc -l) modules"
@@ -142,7 +148,7 @@ inner_lifecycle() {
 	done)
 	same=$(mods | xargs -r sha256sum | grep -F -x -f /tmp/old.sha || true)
 	if [ -z "$stale" ] && [ -z "$same" ] &&
-	   [ "$(mods | wc -l)" -eq "$(nmods_expected)" ] &&
+	   [ "$(mods | wc -l)" -eq "$(nmods_expected "$nv")" ] &&
 	   [ -n "$(echo "$st" | grep "$nv" | grep -i installed)" ]; then
 		check "no stale module of $ov" PASS "$(mods | wc -l) modules, all rebuilt by $nv$(v=$(modinfo -F version "$(mods | head -n 1)" 2>/dev/null); [ -z "$v" ] || echo ", modinfo version $v")"
 	else
@@ -200,7 +206,7 @@ inner_lifecycle() {
 	fi
 
 	step "reinstall $nv"
-	if apt_in "$newdeb" && [ "$(mods | wc -l)" -eq "$(nmods_expected)" ] &&
+	if apt_in "$newdeb" && [ "$(mods | wc -l)" -eq "$(nmods_expected "$nv")" ] &&
 	   [ -n "$(dkst | grep "$nv" | grep -i installed)" ]; then
 		check "reinstall $nv" PASS "$(mods | wc -l) modules; $(dkst | tr '\n' ';')"
 	else

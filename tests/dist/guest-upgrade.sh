@@ -2,11 +2,15 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # tests/dist/guest-upgrade.sh: a bookworm guest as a fleet machine sees a
-# release (issue 21).  Base image (vm/run.sh --install none), the signed
-# repository of tests/dist/repo.sh in the package share (--apt-repo), a
-# scratch disk as the backing device (--scratch):
+# release (issue 21).  The signed repository of tests/dist/repo.sh in the
+# package share (--apt-repo), a scratch disk as the backing device
+# (--scratch).  Either a base image (--install none: step 1 installs
+# 0.1.0 and DKMS builds it here, under TCG: tens of minutes) or the fast
+# image of the 0.1.0 .debs (--install fast --pkg-dir <0.1.0 debs>: DKMS
+# built it in the image chroot; step 1 then finds it installed):
 #  1. `apt-get install zcache-dkms zcache-utils` by name from the 0.1.0
-#     snapshot: DKMS builds 0.1.0 here; the module loads and says 0.1.0
+#     snapshot; apt's candidate comes from the signed repository; the
+#     module loads and says 0.1.0
 #  2. the admin's edits: max_pool_percent=15 in /etc/modprobe.d/zcache.conf
 #     (a conffile), /etc/zcache/swap.conf from the example with BACKING by
 #     its /dev/disk/by-id name and PRIORITY=77; zcache-swap.service enabled
@@ -33,13 +37,16 @@ t0=$(date +%s)
 drun "${APT_Y[@]}" install zcache-dkms zcache-utils lvm2
 t1=$(date +%s)
 v_pkg=$(dpkg-query -W -f='${Version}' zcache-dkms 2>/dev/null)
+origin=$(apt-cache policy zcache-dkms | grep -m1 -o "file:$REPO/0.1.0 bookworm/main")
+drun apt-cache policy zcache-dkms zcache-utils
 drun dkms status
 drun modprobe zcache
 v_mod=$(cat /sys/module/zcache/version 2>/dev/null)
-if [ "$v_pkg" = 0.1.0 ] && [ "$v_mod" = 0.1.0 ] && [ "$(dpkg-query -W -f='${Version}' zcache-utils)" = 0.1.0 ]; then
-	dok "apt-get install zcache-dkms zcache-utils by name from the signed 0.1.0 snapshot ($((t1 - t0)) s with DKMS); zcache loads, version $v_mod"
+if [ "$v_pkg" = 0.1.0 ] && [ "$v_mod" = 0.1.0 ] && [ -n "$origin" ] &&
+	[ "$(dpkg-query -W -f='${Version}' zcache-utils)" = 0.1.0 ]; then
+	dok "apt-get install zcache-dkms zcache-utils by name from the signed 0.1.0 snapshot ($((t1 - t0)) s, ${ZC_INSTALL:-?} image); zcache loads, version $v_mod"
 else
-	dnok "apt-get install by name from the 0.1.0 snapshot # package '$v_pkg', module '$v_mod'"
+	dnok "apt-get install by name from the 0.1.0 snapshot # package '$v_pkg', module '$v_mod', origin '$origin'"
 fi
 
 # 2. the admin's edits and the service
@@ -100,4 +107,6 @@ else
 fi
 drun systemctl disable --now zcache-swap.service
 rm -f $SC
+ZC_DIST_INSTALL=${ZC_INSTALL:-repo}
+[ "$ZC_DIST_INSTALL" != none ] || ZC_DIST_INSTALL=repo
 dist_finish

@@ -320,7 +320,7 @@ fi
 check "systemctl enable/disable: wanted by swap.target" sh -c \
 	"systemctl enable $UNIT && test -L /etc/systemd/system/swap.target.wants/$UNIT && systemctl disable $UNIT && ! test -e /etc/systemd/system/swap.target.wants/$UNIT"
 
-# 12. the sandbox (exposure 9.5 without it, 2.5 with it on systemd 252)
+# 12. the sandbox (exposure 9.5 without it, 2.3 with it: systemd 252, --offline)
 expo=$(systemd-analyze security --no-pager $UNIT 2>/dev/null | sed -n 's/.*exposure level for [^:]*: \([0-9.]*\).*/\1/p')
 echo "# systemd-analyze security $UNIT: ${expo:-none}; $(systemctl show -p ProtectSystem -p CapabilityBoundingSet $UNIT | tr '\n' ' ')" >&2
 if [ -n "$expo" ] && awk -v e="$expo" 'BEGIN { exit !(e <= 3.0) }'; then
