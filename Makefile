@@ -36,7 +36,7 @@ ZC_WORK := $(ZC_CACHE)/work
 # Copy of the tree without VCS data and without what .gitignore ignores.
 ZC_COPY_TREE = tar --exclude-vcs --exclude-vcs-ignores -cf - . | tar -C $(1) -xf -
 
-.PHONY: deb rpm lint matrix matrix-rt lifecycle check checkpatch modules clean
+.PHONY: deb rpm lint matrix matrix-rt matrix-flavours lifecycle check checkpatch modules clean
 
 ## deb             build zcache-dkms_<ver>_all.deb and zcache-utils into $ZC_CACHE/pkg
 deb:
@@ -65,7 +65,7 @@ rpm:
 	zc_log "rpm: rpmbuild zcache-dkms $$v (log $$w/build.log)"; \
 	if ! rpmbuild --define "_topdir $$w" --nodeps -ba $$w/SPECS/zcache-dkms.spec >$$w/build.log 2>&1; then \
 		tail -n 40 $$w/build.log; zc_die "rpmbuild failed (log $$w/build.log)"; fi; \
-	rm -f $(ZC_PKG)/zcache-dkms-*.rpm; \
+	rm -f $(ZC_PKG)/zcache-dkms-*.rpm $(ZC_PKG)/zcache-utils-*.rpm; \
 	cp $$w/RPMS/noarch/*.rpm $$w/SRPMS/*.rpm $(ZC_PKG)/; \
 	zc_rm_tree $$w; ls -l $(ZC_PKG)/*.rpm
 
@@ -75,8 +75,8 @@ lint: deb rpm
 	echo "== lintian (bookworm) $(ZC_PKG)/zcache_$(ZC_VERSION)_*.changes"; \
 	if lintian --fail-on error,warning $(ZC_PKG)/zcache_$(ZC_VERSION)_*.changes; then \
 		echo "lintian: 0 errors, 0 warnings"; else rc=1; fi; \
-	echo "== rpmlint $(ZC_PKG)/zcache-dkms-$(ZC_UPSTREAM)-*.rpm"; \
-	rpmlint -r rpm/zcache-dkms.rpmlintrc $(ZC_PKG)/zcache-dkms-$(ZC_UPSTREAM)-*.rpm || rc=1; \
+	echo "== rpmlint $(ZC_PKG)/zcache-dkms-$(ZC_UPSTREAM)-*.rpm $(ZC_PKG)/zcache-utils-$(ZC_UPSTREAM)-*.rpm"; \
+	rpmlint -r rpm/zcache-dkms.rpmlintrc $(ZC_PKG)/zcache-dkms-$(ZC_UPSTREAM)-*.rpm $(ZC_PKG)/zcache-utils-$(ZC_UPSTREAM)-*.rpm || rc=1; \
 	exit $$rc
 
 ## matrix          DKMS build of the .deb by apt in bullseye/bookworm/trixie/sid chroots (SUITES=...)
@@ -87,7 +87,11 @@ matrix: deb
 matrix-rt: deb
 	@tests/matrix.sh --flavour rt $(or $(SUITES),bookworm trixie)
 
-## lifecycle       upgrade from 0.0.9, remove, purge, reinstall, module signer, in bookworm and bullseye chroots (SUITES=...)
+## matrix-flavours the matrix for the -rt and -cloud kernels of every suite (SUITES=...); a warning fails it
+matrix-flavours: deb
+	@rc=0; for f in rt cloud; do tests/matrix.sh --flavour $$f $(SUITES) || rc=1; done; exit $$rc
+
+## lifecycle       upgrade from 0.1.0 (built from the tag v0.1.0), remove, purge, reinstall, module signer, in bookworm and bullseye chroots (SUITES=...)
 lifecycle: deb
 	@tests/lifecycle.sh $(SUITES)
 

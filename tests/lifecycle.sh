@@ -7,10 +7,9 @@
 #
 # Per suite (default: bookworm bullseye), in a throw-away overlay chroot of
 # the suite's cached root filesystem (vm/rootfs.sh, vm/chroot.sh):
-#   1. apt-get install the previous version (ZC_OLD_VERSION, default 0.0.9:
-#      a .deb built from a copy of this tree under $ZC_CACHE/work with a
-#      temporary changelog entry; the checkout's debian/changelog is never
-#      touched); DKMS builds it
+#   1. apt-get install the previous release (ZC_OLD_VERSION, default 0.1.0:
+#      a .deb built from the git tag v0.1.0 with git archive under
+#      $ZC_CACHE/work); DKMS builds it
 #   2. apt-get install the current .deb ($ZC_CACHE/pkg, make deb): an
 #      upgrade; no module of the old version, no DKMS entry of it and no
 #      /usr/src/zcache-OLD may remain, the new modules are installed
@@ -30,9 +29,9 @@ here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/.." && pwd)
 . "$top/vm/lib.sh"
 
-old_version=${ZC_OLD_VERSION:-0.0.9}
+old_version=${ZC_OLD_VERSION:-0.1.0}
 pkg=${ZC_LIFECYCLE_PKG:-$ZC_CACHE/pkg}
-oldpkg=$ZC_CACHE/pkg-old
+oldpkg=$ZC_CACHE/pkg-old-$old_version
 logs=$ZC_CACHE/logs
 mode=run
 suites=()
@@ -48,15 +47,17 @@ done
 [ ${#suites[@]} -gt 0 ] || suites=(bookworm bullseye)
 mkdir -p "$logs" "$ZC_CACHE/work"
 
-# Build zcache-dkms at $old_version from a copy of the tree (without .git
-# and what .gitignore names), with a changelog entry prepended in the copy.
+# Build zcache-dkms at $old_version from its release tag v$old_version
+# (git archive of the tag, dpkg-buildpackage), once per tag commit.
 build_old() {
-	local w src rc=0
+	local w src rev rc=0
 	zc_apt_install dpkg-dev debhelper dh-dkms
 	exec 7>"$ZC_CACHE/work/.lock-lifecycle-old"
 	flock 7
+	rev=$(git -C "$top" rev-parse --verify -q "v$old_version^{commit}") ||
+		zc_die "no git tag v$old_version (the release the upgrade starts from)"
 	if ls "$oldpkg"/zcache-dkms_"$old_version"_all.deb >/dev/null 2>&1 &&
-	   [ "$(cat "$oldpkg/tree.sha" 2>/dev/null)" = "$(tree_sha)" ]; then
+	   [ "$(cat "$oldpkg/tree.sha" 2>/dev/null)" = "$rev" ]; then
 		zc_log "lifecycle: old package $old_version cached in $oldpkg"
 		return 0
 	fi
@@ -64,15 +65,10 @@ build_old() {
 	zc_rm_tree "$w"
 	src=$w/zcache-$old_version
 	mkdir -p "$src" "$oldpkg"
-	(cd "$top" && tar --exclude-vcs --exclude-vcs-ignores -cf - .) | tar -C "$src" -xf -
-	{
-		printf 'zcache (%s) unstable; urgency=medium\n\n' "$old_version"
-		printf '  * Previous version, built only for the lifecycle test.\n\n'
-		printf ' -- zcache-dkms developers <zcache-dkms@lists.zcache.dev>  %s\n\n' \
-			"$(date -R -d '2026-11-01 00:00 UTC')"
-		cat "$top/debian/changelog"
-	} >"$src/debian/changelog"
-	zc_log "lifecycle: building zcache-dkms $old_version (log $w/build.log)"
+	git -C "$top" archive "$rev" | tar -C "$src" -xf -
+	grep -q "^zcache ($old_version)" "$src/debian/changelog" ||
+		zc_die "v$old_version: its debian/changelog does not say $old_version"
+	zc_log "lifecycle: building zcache-dkms $old_version from v$old_version (${rev:0:12}, log $w/build.log)"
 	(cd "$src" && dpkg-buildpackage -us -uc -b) >"$w/build.log" 2>&1 || rc=$?
 	if [ $rc -ne 0 ]; then
 		tail -n 30 "$w/build.log" >&2
@@ -80,14 +76,8 @@ build_old() {
 	fi
 	rm -f "$oldpkg"/*.deb
 	cp "$w"/zcache-dkms_"$old_version"_all.deb "$oldpkg/"
-	tree_sha >"$oldpkg/tree.sha"
+	echo "$rev" >"$oldpkg/tree.sha"
 	zc_rm_tree "$w"
-}
-
-# What the old package is built from (so a change of src/ or debian/ rebuilds it).
-tree_sha() {
-	(cd "$top" && tar --exclude-vcs --exclude-vcs-ignores --sort=name --mtime=@0 \
-		--owner=0 --group=0 -cf - src debian dkms.conf | sha256sum | cut -c1-16)
 }
 
 # ---------------------------------------------------------------------------
@@ -112,12 +102,18 @@ inner_lifecycle() {
 	echo "kernels: $kvers; dkms $dkmsv; old $ov, new $nv"
 	printf 'kernel\t%s\ndkms\t%s\n' "$kver" "$dkmsv" >/out/info.tsv
 	mods() { find /lib/modules -path '*/updates/dkms/*' -name 'zc*.ko*' 2>/dev/null | sort; }
-	nmods_expected() { echo $(( $(echo "$kvers" | wc -w) * 5 )); }
+	# Modules a version installs: its dkms.conf's BUILT_MODULE_NAME lines
+	# (0.1.0: five, with the self-tests; 0.2.0: zcsmalloc and zcache) per
+	# kernel.
+	nmods_expected() {
+		local f=/usr/src/zcache-${1:-$nv}/dkms.conf
+		echo $(( $(echo "$kvers" | wc -w) * $(grep -c '^BUILT_MODULE_NAME' "$f") ))
+	}
 	dkst() { dkms status 2>/dev/null | grep -i zcache || true; }
 
 	step "install old $ov"
 	if apt_in "$olddeb" && [ -n "$(dkst | grep "$ov" | grep -i installed)" ] &&
-	   [ "$(mods | wc -l)" -eq "$(nmods_expected)" ]; then
+	   [ "$(mods | wc -l)" -eq "$(nmods_expected "$ov")" ]; then
 		check "install $ov" PASS "$(dkst | tr '\n' ';')"
 	else
 		check "install $ov" FAIL "$(dkst | tr '\n' ';') $(mods | wc -l) modules"
@@ -152,7 +148,7 @@ inner_lifecycle() {
 	done)
 	same=$(mods | xargs -r sha256sum | grep -F -x -f /tmp/old.sha || true)
 	if [ -z "$stale" ] && [ -z "$same" ] &&
-	   [ "$(mods | wc -l)" -eq "$(nmods_expected)" ] &&
+	   [ "$(mods | wc -l)" -eq "$(nmods_expected "$nv")" ] &&
 	   [ -n "$(echo "$st" | grep "$nv" | grep -i installed)" ]; then
 		check "no stale module of $ov" PASS "$(mods | wc -l) modules, all rebuilt by $nv$(v=$(modinfo -F version "$(mods | head -n 1)" 2>/dev/null); [ -z "$v" ] || echo ", modinfo version $v")"
 	else
@@ -210,7 +206,7 @@ inner_lifecycle() {
 	fi
 
 	step "reinstall $nv"
-	if apt_in "$newdeb" && [ "$(mods | wc -l)" -eq "$(nmods_expected)" ] &&
+	if apt_in "$newdeb" && [ "$(mods | wc -l)" -eq "$(nmods_expected "$nv")" ] &&
 	   [ -n "$(dkst | grep "$nv" | grep -i installed)" ]; then
 		check "reinstall $nv" PASS "$(mods | wc -l) modules; $(dkst | tr '\n' ';')"
 	else

@@ -18,12 +18,14 @@
 # sources, `apt-get purge` (no module file left under /lib/modules, `dkms
 # status` empty, /usr/src/zcache-* gone) and a second install.  Prints a
 # table; per-suite logs in $ZC_CACHE/logs/matrix-SUITE.log.  Exit status is
-# non-zero when a suite fails to build, install, purge or reinstall.
+# non-zero when a suite fails to build, install, purge or reinstall, or
+# when the DKMS build, W=1 or sparse warns in zcache's files.
 #
 # The .deb comes from $ZC_CACHE/pkg (make deb builds it; make matrix does
 # both).
 #
-# --flavour F (e.g. rt, the PREEMPT_RT kernel): linux-headers-F-amd64 is
+# --flavour F (rt, the PREEMPT_RT kernel; cloud; make matrix-flavours runs
+# both on every suite): linux-headers-F-amd64 is
 # installed from the suite's archive in the chroot first, then the .deb; DKMS
 # builds for both kernels and every column is about the F kernel.  Results
 # in $ZC_CACHE/results/matrix-F/, logs $ZC_CACHE/logs/matrix-F-SUITE.log.
@@ -262,10 +264,13 @@ do_matrix() {
 		done
 	fi
 	for s in "${suites[@]}"; do
+		# A warning in zcache's files fails the suite: the DKMS build's
+		# own, W=1's and sparse's.
 		(
-			build=FAIL purge=- reinstall=-
+			build=FAIL purge=- reinstall=- warnings=- w1=- sparse=-
 			. "$ZC_CACHE/results/$mx/$s/result.env"
-			[ "$build" = ok ] && [ "$purge" = clean ] && [ "$reinstall" = ok ]
+			[ "$build" = ok ] && [ "$purge" = clean ] && [ "$reinstall" = ok ] &&
+				[ "$warnings" = 0 ] && [ "$w1" = 0 ] && [ "$sparse" = 0 ]
 		) || { fail=1; echo "FAILED: $s (see $logs/$mx-$s.log)"
 			( first_error=; . "$ZC_CACHE/results/$mx/$s/result.env"
 			  [ -z "$first_error" ] || echo "  first error: $first_error" ); }

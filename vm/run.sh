@@ -36,6 +36,8 @@
 #   --append WORDS       extra kernel command-line words
 #   --no-panic-on-warn   leave panic_on_warn off
 #   --pkg-dir DIR        where the packages are (default $ZC_CACHE/pkg)
+#   --apt-repo DIR       a copy of DIR (an apt repository: tests/dist/repo.sh)
+#                        in the package share as repo/ (/mnt/zc/pkg/repo)
 # Environment: ZC_FORCE_FAIL=NAME injects a failing test NAME into the guest
 # run; ZC_FORCE_WARN=1 injects a fake "WARNING:" line into the guest kernel
 # log.  Both prove that the harness fails the run and names the cause.
@@ -55,7 +57,7 @@ repo=$(cd "$here/.." && pwd)
 usage() { sed -n '4,/^[^#]/{/^#/s/^# \{0,1\}//p}' "$0" >&2; exit 2; }
 
 install=fast flavour= tkernel= kdebdir= name= mem=1024 smp=2 tmo= scratch= only= script=
-quick= append= pow=1 pkgdir=${ZC_PKG_DIR:-$ZC_CACHE/pkg}
+quick= append= pow=1 pkgdir=${ZC_PKG_DIR:-$ZC_CACHE/pkg} aptrepo=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--install) install=$2; shift 2 ;;
@@ -73,6 +75,7 @@ while [ $# -gt 0 ]; do
 	--append) append=$2; shift 2 ;;
 	--no-panic-on-warn) pow=0; shift ;;
 	--pkg-dir) pkgdir=$2; shift 2 ;;
+	--apt-repo) aptrepo=$2; shift 2 ;;
 	-h|--help) usage ;;
 	-*) echo "unknown option $1" >&2; usage ;;
 	*) break ;;
@@ -146,6 +149,11 @@ if [ "$install" != none ]; then
 		[ ! -f "$pkgdir/zcache-utils_${ver}_all.deb" ] || cp "$pkgdir/zcache-utils_${ver}_all.deb" "$work/pkg/"
 	fi
 	zc_log "package: $(cd "$work/pkg" && echo *)"
+fi
+if [ -n "$aptrepo" ]; then
+	[ -f "$aptrepo/zcache-archive-keyring.gpg" ] || fail_early "--apt-repo $aptrepo: no zcache-archive-keyring.gpg (tests/dist/repo.sh)"
+	cp -al "$aptrepo" "$work/pkg/repo" 2>/dev/null || cp -a "$aptrepo" "$work/pkg/repo"
+	zc_log "apt repository: $aptrepo (share: repo/)"
 fi
 
 # The image.

@@ -1,0 +1,51 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# tests/dist/guest-lib.sh: what the distribution guest scripts share
+# (guest-upgrade.sh, guest-prebuilt.sh, guest-extra.sh).  They run in a
+# harness guest instead of the runner (vm/run.sh --script dist/NAME.sh),
+# with the repository of tests/dist/repo.sh in the package share
+# (vm/run.sh --apt-repo DIR: /mnt/zc/pkg/repo).  Each step is one KTAP
+# line in $ZC_RESULTS/dist.ktap, commands and their output go to
+# $ZC_RESULTS/dist.log; at the end dist_finish hands over to the guest
+# runner (tests/guest/run.sh) for the suites of ZC_ONLY, with a failing
+# test injected (ZC_FORCE_FAIL) when a step failed, so the harness's
+# verdict, token and power-off apply unchanged.
+set -u
+REPO=${ZC_PKG:-/mnt/zc/pkg}/repo
+KTAP=$ZC_RESULTS/dist.ktap
+LOG=$ZC_RESULTS/dist.log
+KEYRING=/usr/share/keyrings/zcache-archive-keyring.gpg
+dn=0 dfailed=''
+: >"$KTAP"
+exec 3>>"$LOG"
+export DEBIAN_FRONTEND=noninteractive
+dsay() { echo "$*" >&3; echo "zc-dist: $*" >/dev/console 2>/dev/null || true; }
+dok() { dn=$((dn + 1)); echo "ok $dn $*" >>"$KTAP"; dsay "ok $dn $*"; }
+dnok() {
+	dn=$((dn + 1)); echo "not ok $dn $*" >>"$KTAP"; dsay "not ok $dn $*"
+	dfailed="$dfailed${dfailed:+,}dist-step-$dn"
+}
+# drun COMMAND...: echo it and run it, output to the log.
+drun() { dsay "+ $*"; "$@" >&3 2>&1; }
+# dcheck DESCRIPTION COMMAND...
+dcheck() { local d=$1; shift; if drun "$@"; then dok "$d"; else dnok "$d"; fi; }
+
+# use_snapshot VERSION: apt's only source is that snapshot of the
+# repository (the image's Debian mirror is unreachable from the guest).
+use_snapshot() {
+	install -D -m 644 "$REPO/zcache-archive-keyring.gpg" "$KEYRING"
+	[ ! -f /etc/apt/sources.list ] || mv /etc/apt/sources.list /etc/apt/sources.list.zc-saved
+	rm -f /etc/apt/sources.list.d/debian.sources
+	echo "deb [signed-by=$KEYRING] file:$REPO/$1 bookworm main" >/etc/apt/sources.list.d/zcache.list
+	drun apt-get update
+}
+APT_Y=(apt-get -y -o Dpkg::Options::=--force-confdef -o Dpkg::Options::=--force-confold)
+
+dist_finish() {
+	echo "1..$dn" >>"$KTAP"
+	dsay "dist steps: $dn, failed: ${dfailed:-none}"
+	export ZC_INSTALL=${ZC_DIST_INSTALL:-repo}
+	[ -z "$dfailed" ] || export ZC_FORCE_FAIL="$dfailed"
+	sync
+	exec bash "$ZC_TESTS/guest/run.sh"
+}
