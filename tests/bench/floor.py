@@ -135,6 +135,7 @@ def simulate(keys, writes, ram_pages, pool_pages, ratio, policy, nxt=None):
     use_pool = policy != "disk" and pool_pages > 0
     cap_base = ram_pages
     when = {}                   # belady: page -> its next use
+    stale = set()               # wt-keep: rewritten pages whose old copy is pooled
 
     def pool_drop(p):
         nonlocal stored
@@ -161,13 +162,22 @@ def simulate(keys, writes, ram_pages, pool_pages, ratio, policy, nxt=None):
         if w:
             where = loc.pop(p, None)
             if where == "P":
-                pool_drop(p)
+                if excl:
+                    pool_drop(p)
+                else:
+                    # the slot and its pool copy stay, stale, until the
+                    # page is stored again (6.1 frees the slot at swap-in
+                    # only on a write fault; memstress reads first)
+                    stale.add(p)
         # RAM: what the pool occupies is not there for pages
         cap = cap_base - int(stored / ratio)
         while len(ram) > cap:
             v, _ = ram.popitem(last=False)
             if v in loc:
                 continue        # clean: its copy is still stored
+            if v in stale:
+                stale.discard(v)
+                pool_drop(v)    # the store replaces the stale copy
             if not use_pool:
                 loc[v] = "D"
                 wr += 1
