@@ -248,10 +248,26 @@ def mem_available_pages(d, cfg, wl):
     return None
 
 
+def _num(v):
+    try:
+        return float(v)
+    except (TypeError, ValueError):
+        return None
+
+
+def noswap(r):
+    """A memstress run larger than RAM with major faults on fewer than 1% of
+    its pages did not swap: it cannot be compared with anything."""
+    ws, ram, mf = _num(r.get("ws_mib")), _num(r.get("ram_mib")), _num(r.get("majflt"))
+    return bool(r["workload"] in ("ms1", "ms2") and ws and ram and ws > ram
+                and mf is not None and mf * 100 < ws * 256)
+
+
 def median_of(rows, cfg, wl, col):
     vals = []
     for r in rows:
-        if r["config"] == cfg and r["workload"] == wl and r["status"] == "ok":
+        if (r["config"] == cfg and r["workload"] == wl and r["status"] == "ok"
+                and not noswap(r)):
             try:
                 vals.append(float(r[col]))
             except (TypeError, ValueError):
@@ -300,7 +316,8 @@ def model_workload(d, rows, meta, wl, exe, tmp, log):
     ram_mib = float(meta.get("ram_mib", "0").split()[0] or 0)
     pool_pct = float(meta.get("pool_pct", "20").split()[0])
     pool_bytes = ram_mib * 1048576 * pool_pct / 100
-    ratios = [median_of(rows, c, wl, "ratio_at_max") for c in ("zswap", "zram")]
+    ratios = [median_of(rows, c, wl, "ratio_at_max") for c in ("zswap", "zram")
+              if (median_of(rows, c, wl, "pool_max_mib") or 0) >= 1]
     ratios = [x for x in ratios if x and x > 0.5]
     ratio = statistics.median(ratios) if ratios else 2.16
     pool_pages = int(pool_bytes * ratio / PAGE)
