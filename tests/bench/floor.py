@@ -135,6 +135,7 @@ def simulate(keys, writes, ram_pages, pool_pages, ratio, policy, nxt=None):
     use_pool = policy != "disk" and pool_pages > 0
     cap_base = ram_pages
     when = {}                   # belady: page -> its next use
+    stale = set()               # wt-keep: rewritten pages whose old copy is pooled
 
     def pool_drop(p):
         nonlocal stored
@@ -161,13 +162,22 @@ def simulate(keys, writes, ram_pages, pool_pages, ratio, policy, nxt=None):
         if w:
             where = loc.pop(p, None)
             if where == "P":
-                pool_drop(p)
+                if excl:
+                    pool_drop(p)
+                else:
+                    # the slot and its pool copy stay, stale, until the
+                    # page is stored again (6.1 frees the slot at swap-in
+                    # only on a write fault; memstress reads first)
+                    stale.add(p)
         # RAM: what the pool occupies is not there for pages
         cap = cap_base - int(stored / ratio)
         while len(ram) > cap:
             v, _ = ram.popitem(last=False)
             if v in loc:
                 continue        # clean: its copy is still stored
+            if v in stale:
+                stale.discard(v)
+                pool_drop(v)    # the store replaces the stale copy
             if not use_pool:
                 loc[v] = "D"
                 wr += 1
@@ -238,10 +248,26 @@ def mem_available_pages(d, cfg, wl):
     return None
 
 
+def _num(v):
+    try:
+        return float(v)
+    except (TypeError, ValueError):
+        return None
+
+
+def noswap(r):
+    """A memstress run larger than RAM with major faults on fewer than 1% of
+    its pages did not swap: it cannot be compared with anything."""
+    ws, ram, mf = _num(r.get("ws_mib")), _num(r.get("ram_mib")), _num(r.get("majflt"))
+    return bool(r["workload"] in ("ms1", "ms2") and ws and ram and ws > ram
+                and mf is not None and mf * 100 < ws * 256)
+
+
 def median_of(rows, cfg, wl, col):
     vals = []
     for r in rows:
-        if r["config"] == cfg and r["workload"] == wl and r["status"] == "ok":
+        if (r["config"] == cfg and r["workload"] == wl and r["status"] == "ok"
+                and not noswap(r)):
             try:
                 vals.append(float(r[col]))
             except (TypeError, ValueError):
@@ -290,7 +316,8 @@ def model_workload(d, rows, meta, wl, exe, tmp, log):
     ram_mib = float(meta.get("ram_mib", "0").split()[0] or 0)
     pool_pct = float(meta.get("pool_pct", "20").split()[0])
     pool_bytes = ram_mib * 1048576 * pool_pct / 100
-    ratios = [median_of(rows, c, wl, "ratio_at_max") for c in ("zswap", "zram")]
+    ratios = [median_of(rows, c, wl, "ratio_at_max") for c in ("zswap", "zram")
+              if (median_of(rows, c, wl, "pool_max_mib") or 0) >= 1]
     ratios = [x for x in ratios if x and x > 0.5]
     ratio = statistics.median(ratios) if ratios else 2.16
     pool_pages = int(pool_bytes * ratio / PAGE)

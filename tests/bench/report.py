@@ -27,6 +27,8 @@ import statistics
 import subprocess
 import sys
 
+from floor import noswap
+
 CONFIG_ORDER = ["disk", "zswap", "zram", "zram-wb", "zcache", "zcache-wb",
                 "zcache-fs"]
 WORKLOAD_DESC = {
@@ -65,6 +67,8 @@ def load(d):
     except OSError:
         pass
     for r in rows:
+        if r["status"] == "ok" and noswap(r):
+            r["status"] = "NOSWAP"
         r["runtime"] = num(r["wall_s"])
         rd, wr = num(r["disk_read_mib"]), num(r["disk_write_mib"])
         r["disk_io"] = (rd or 0) + (wr or 0) if rd is not None else None
@@ -406,6 +410,13 @@ def main():
                    "noise of the machine and what the pool's RAM costs the page cache.\n")
 
     floor_out, dist = floor_section(d, idx, configs, workloads)
+    noswap = sorted({"%s/%s" % (r["config"], r["workload"]) for r in raw
+                     if r["status"] == "NOSWAP"})
+    if noswap:
+        out.append("**Not comparable: %s.** The working set exceeds RAM but the run had major "
+                   "faults on fewer than 1%% of its pages, so it hardly swapped in: the memory went somewhere the "
+                   "benchmark does not see (check the row's stats-after.txt). These rows are "
+                   "left out of every ratio and goal.\n" % ", ".join(noswap))
 
     # Goal check, per swap workload.
     goal_wls = [w for w in swap_wls if w in GOAL_WORKLOADS]

@@ -16,9 +16,9 @@
 #   --mem MIB         guest RAM (default 640)
 #   --configs LIST    comma list (default disk,zswap,zram,zram-wb,zcache-fs,
 #                     zcache; unavailable ones are skipped)
-#   --workloads LIST  comma list of ms1,ms2,pc,build (default all); build: a
-#                     parallel build of Lua (Debian's source, fetched here
-#                     with apt-get source) in a memory cgroup in the guest
+#   --workloads LIST  comma list of ms1,ms2,pc,build (default ms2,pc,build);
+#                     build: a parallel build of Lua (Debian's source, fetched
+#                     here with apt-get source) in a memory cgroup
 #   --build-mem MIB   memory.max of the build's cgroup (default 48)
 #   --build-jobs N    its make -j (default 3)
 #   --ws-pct N        anonymous working set, % of guest RAM (default 150,
@@ -46,7 +46,7 @@ repo=$(cd "$here/../.." && pwd)
 
 usage() { sed -n '4,/^[^#]/{/^#/s/^# \{0,1\}//p}' "$0" >&2; exit 2; }
 
-profile=ssd mem=640 configs=disk,zswap,zram,zram-wb,zcache-fs,zcache workloads=ms1,ms2,pc,build
+profile=ssd mem=640 configs=disk,zswap,zram,zram-wb,zcache-fs,zcache workloads=ms2,pc,build
 build_mem=48 build_jobs=3
 ws_pct='' pool_pct=20 comp=lz4 passes=1 install='' quick='' tmo='' name='' publish=''
 repeat='' rot=auto pkgdir=${ZC_PKG_DIR:-$ZC_CACHE/pkg}
