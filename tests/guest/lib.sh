@@ -110,6 +110,21 @@ setup() {
 # once DEV, S and W are known).
 zc_io_fn() { ZC_IO_FN="$(declare -f wpages rpages verify settle setup "$@"); PAGE=$PAGE DEV=$DEV S=$S W=$W"; }
 
+# zc_backing_setup: set `backing` to the backing device of a suite's
+# /dev/zcache0: the scratch disk ($ZC_SCRATCH_DEV, its signatures wiped),
+# else a loop device over a new 1 GiB file in $W, also put in `loopdev`
+# for the suite's cleanup to detach.
+zc_backing_setup() {
+	if [ -n "${ZC_SCRATCH_DEV:-}" ] && [ -b "$ZC_SCRATCH_DEV" ]; then
+		backing=$(readlink -f "$ZC_SCRATCH_DEV")
+		wipefs -a "$backing" >/dev/null 2>&1
+	else
+		truncate -s 1G "$W/backing.img"
+		loopdev=$(losetup -f --show "$W/backing.img")
+		backing=$loopdev
+	fi
+}
+
 # zc_pressure SIZE_MB LIMIT_MB: set ZC_PRESSURE (an array: a command prefix)
 # and ZC_PRESSURE_MB (the workload size to use) so that a workload of SIZE_MB
 # swaps in a memory cgroup of LIMIT_MB.  Swapping inside a cgroup goes

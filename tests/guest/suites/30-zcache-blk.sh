@@ -97,14 +97,7 @@ check "discard frees pool entries and the range reads as zeroes" \
 log_stats "after discard"
 
 # --- backing device --------------------------------------------------------
-if [ -n "${ZC_SCRATCH_DEV:-}" ] && [ -b "$ZC_SCRATCH_DEV" ]; then
-	backing=$(readlink -f "$ZC_SCRATCH_DEV")
-	wipefs -a "$backing" >/dev/null 2>&1
-else
-	truncate -s 1G "$W/backing.img"
-	loopdev=$(losetup -f --show "$W/backing.img")
-	backing=$loopdev
-fi
+zc_backing_setup
 bsize=$(blockdev --getsize64 "$backing")
 echo "# backing device $backing, $bsize bytes" >&2
 check "backing_dev $backing, disksize 128M" \

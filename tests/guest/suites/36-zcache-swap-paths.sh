@@ -47,14 +47,7 @@ tap_begin_package
 echo "1..15"
 taint_mark
 
-if [ -n "${ZC_SCRATCH_DEV:-}" ] && [ -b "$ZC_SCRATCH_DEV" ]; then
-	backing=$(readlink -f "$ZC_SCRATCH_DEV")
-	wipefs -a "$backing" >/dev/null 2>&1
-else
-	truncate -s 1G "$W/backing.img"
-	loopdev=$(losetup -f --show "$W/backing.img")
-	backing=$loopdev
-fi
+zc_backing_setup
 bsize=$(blockdev --getsize64 "$backing")
 swap_bytes=$(( bsize / PAGE * PAGE ))
 [ "$swap_bytes" -le $((1 << 30)) ] || swap_bytes=$((1 << 30))
