@@ -15,8 +15,9 @@
  * Overall the mix compresses about 2-3x with lz4/lzo (see docs/benchmarks.md).
  *
  * Every page starts with a header (magic, page index, generation, process)
- * and its 64-bit checksum is kept in a side table.  After the first touch,
- * each pass runs a sequential phase (every page in order), a random phase
+ * and its 64-bit checksum is kept in a side table.  After the first touch
+ * (the fill; the processes then wait until all have filled their share, so
+ * that the whole working set exists at once), each pass runs a sequential phase (every page in order), a random phase
  * (as many random touches as there are pages) or both (mixed: the random
  * phase is skewed, 80% of touches to a hot 20% of the pages).  Each touch
  * verifies the page and rewrites W percent of them with a new generation.
