@@ -357,8 +357,11 @@ def model_workload(d, rows, meta, wl, exe, tmp, log):
     else:
         m_fit = m_avail or npages // 2
         fitted = False
-    log("%s: %d accesses over %d pages; M fitted %d pages (%.0f MiB), MemAvailable %s; "
-        "pool %d pages at ratio %.2f" % (wl, len(keys), npages, m_fit, m_fit * PAGE / 1048576,
+    log("%s: %d accesses over %d pages; M %s %d pages (%.0f MiB), MemAvailable %s; "
+        "pool %d pages at ratio %.2f" % (wl, len(keys), npages,
+                                         "fitted on the disk row" if fitted else
+                                         "from MemAvailable (no usable disk row)",
+                                         m_fit, m_fit * PAGE / 1048576,
                                          "%d" % m_avail if m_avail else "?", pool_pages, ratio))
     nxt_arr = next_use(keys)
     res = {"workload": wl, "accesses": len(keys), "pages": npages,
