@@ -15,8 +15,9 @@
  * Overall the mix compresses about 2-3x with lz4/lzo (see docs/benchmarks.md).
  *
  * Every page starts with a header (magic, page index, generation, process)
- * and its 64-bit checksum is kept in a side table.  After the first touch,
- * each pass runs a sequential phase (every page in order), a random phase
+ * and its 64-bit checksum is kept in a side table.  After the first touch
+ * (the fill; the processes then wait until all have filled their share, so
+ * that the whole working set exists at once), each pass runs a sequential phase (every page in order), a random phase
  * (as many random touches as there are pages) or both (mixed: the random
  * phase is skewed, 80% of touches to a hot 20% of the pages).  Each touch
  * verifies the page and rewrites W percent of them with a new generation.
@@ -118,7 +119,30 @@ struct ms_proc {
 	struct ms_result res;
 	FILE *trace;		/* --trace: record accesses instead */
 	uint64_t nevents;
+	int ready_fd, go_fd;	/* the barrier after the fill (-1: none) */
 };
+
+/*
+ * All processes hold their whole share before any goes on: without this, a
+ * process scheduled late (seen under emulation on a loaded host) could
+ * start after another had finished, and the working set never existed at
+ * once.  Each process writes a byte to "ready" and closes it; the parent
+ * reads until every process has done so or died (end of file), then closes
+ * "go", which ends every process's wait (end of file too).
+ */
+static void ms_barrier(struct ms_proc *w)
+{
+	char c = 'r';
+
+	if (w->ready_fd < 0)
+		return;
+	if (write(w->ready_fd, &c, 1) != 1)
+		exit(1);
+	close(w->ready_fd);
+	while (read(w->go_fd, &c, 1) < 0 && errno == EINTR)
+		;
+	close(w->go_fd);
+}
 
 static void ms_trace(struct ms_proc *w, uint64_t i, int write)
 {
@@ -224,6 +248,7 @@ static void ms_run_proc(struct ms_proc *w)
 	for (i = 0; i < n; i++)
 		ms_write_page(w, i);
 	ms_phase_done(w, "fill", 0, t0);
+	ms_barrier(w);
 
 	for (pass = 1; pass <= o->passes; pass++) {
 		if (o->mode == MS_SEQ || o->mode == MS_MIXED) {
@@ -267,9 +292,10 @@ static void *ms_map(size_t bytes, const char *what)
 }
 
 static void ms_child(const struct ms_opts *o, uint32_t proc, uint64_t npages,
-		     int fd)
+		     int fd, int ready_fd, int go_fd)
 {
-	struct ms_proc w = { .o = o, .proc = proc, .npages = npages };
+	struct ms_proc w = { .o = o, .proc = proc, .npages = npages,
+			     .ready_fd = ready_fd, .go_fd = go_fd };
 
 	w.mem = ms_map(npages * ms_page_size, "pages");
 	w.gen = ms_map(npages * sizeof(*w.gen), "generations");
@@ -425,7 +451,7 @@ static int ms_trace_all(const struct ms_opts *o, uint64_t per, uint64_t extra)
 	}
 	for (k = 0; k < o->procs; k++) {
 		struct ms_proc w = { .o = o, .proc = k, .npages = per + (k < extra),
-				     .trace = f };
+				     .trace = f, .ready_fd = -1, .go_fd = -1 };
 		uint64_t hdr[3] = { k, w.npages, 0 };
 		long at = ftell(f);
 
@@ -465,6 +491,7 @@ int main(int argc, char **argv)
 	struct rusage ru_all = { 0 };
 	pid_t *pids;
 	int *fds;
+	int ready[2], go[2];
 	unsigned int k, failed = 0, running;
 	double t0;
 
@@ -486,6 +513,10 @@ int main(int argc, char **argv)
 	if (!pids || !fds)
 		return 1;
 
+	if (pipe(ready) || pipe(go)) {
+		perror("memstress: pipe");
+		return 1;
+	}
 	t0 = wl_now();
 	for (k = 0; k < o.procs; k++) {
 		int pfd[2];
@@ -505,11 +536,27 @@ int main(int argc, char **argv)
 		}
 		if (pids[k] == 0) {
 			close(pfd[0]);
-			ms_child(&o, k, per + (k < extra), pfd[1]);
+			close(ready[0]);
+			close(go[1]);
+			ms_child(&o, k, per + (k < extra), pfd[1], ready[1], go[0]);
 		}
 		close(pfd[1]);
 		fds[k] = pfd[0];
 	}
+
+	/* the barrier: every process filled its share (or died) */
+	close(ready[1]);
+	close(go[0]);
+	{
+		char buf[64];
+		ssize_t n;
+
+		while ((n = read(ready[0], buf, sizeof(buf))) != 0)
+			if (n < 0 && errno != EINTR)
+				break;
+	}
+	close(go[1]);
+	close(ready[0]);
 
 	for (running = o.procs; running; running--) {
 		struct rusage ru;
