@@ -696,8 +696,9 @@ static int zct_writeback_off(void)
 	struct zcache_pool *pool;
 	struct page *page = alloc_page(GFP_KERNEL);
 	unsigned long i;
+	bool full;
 	long done;
-	int err = -EINVAL;
+	int err = -EINVAL, ret;
 
 	if (!page)
 		return -ENOMEM;
@@ -712,10 +713,19 @@ static int zct_writeback_off(void)
 	}
 	zcache_pool_set_writeback(pool, false);
 	done = zcache_pool_writeback(pool, 8);
-	/* Over the limit: the worker runs, and must leave the pool alone. */
-	zcache_test_set_limit_pages(1);
+	/*
+	 * At the limit (a refused store sets the pool full and kicks the
+	 * worker): the worker runs, and must leave the pool alone.
+	 */
+	zcache_test_set_limit_pages(zcache_total_pages());
+	zct_fill_page(page, 100, 6);
+	ret = zcache_store(pool, 0, 100, page);
+	full = zcache_pool_is_full();
 	zcache_shrink_sync();
 	zcache_test_set_limit_pages(0);
+	if (ZCT_FAILED(ret == -ENOSPC && full, "store at the limit: %d, full %d",
+		       ret, full))
+		goto out;
 	if (ZCT_FAILED(done == 0 && !atomic_read(&c.calls),
 		       "write-back off: done %ld, ->writeback called %d times",
 		       done, atomic_read(&c.calls)))
@@ -764,12 +774,15 @@ static int zct_shrink_many_pools(void)
 			goto out;
 		}
 	}
-	zcache_test_set_limit_pages(zcache_total_pages() + ZCT_LIMIT);
 	for (key = 0; key < 4 * ZCT_LIMIT; key++) {
 		zct_fill_page(page, key, 7);
 		if (zcache_store(pools[ZCT_MANY_POOLS - 1], 3, key, page))
 			break;
 	}
+	/* The limit where the pool is now: the next store hits it. */
+	zcache_test_set_limit_pages(zcache_total_pages());
+	zct_fill_page(page, key, 7);
+	zcache_store(pools[ZCT_MANY_POOLS - 1], 3, key, page);
 	if (ZCT_FAILED(zcache_pool_is_full(), "limit never hit: %lu pages",
 		       zcache_total_pages()))
 		goto out;
