@@ -18,7 +18,6 @@ The goal set follows the working set: issue 17's "must show" at 150% of RAM
 (or more), its 120% line below that.  DIR/floor.json (tests/bench/floor.py)
 adds the trace model's floor and calibration.
 """
-import csv
 import json
 import math
 import os
@@ -27,7 +26,7 @@ import statistics
 import subprocess
 import sys
 
-from floor import noswap
+from floor import load_rows, meta_of, noswap
 
 CONFIG_ORDER = ["disk", "zswap", "zram", "zram-wb", "zcache", "zcache-wb",
                 "zcache-fs"]
@@ -55,17 +54,8 @@ def num(v):
 
 
 def load(d):
-    with open(os.path.join(d, "results.tsv"), newline="") as f:
-        rows = list(csv.DictReader(f, delimiter="\t"))
-    meta = {}
-    try:
-        with open(os.path.join(d, "meta.txt")) as f:
-            for line in f:
-                k, _, v = line.partition(":")
-                if v:
-                    meta.setdefault(k.strip(), v.strip())
-    except OSError:
-        pass
+    rows = load_rows(d)
+    meta = meta_of(d)
     for r in rows:
         if r["status"] == "ok" and noswap(r):
             r["status"] = "NOSWAP"
