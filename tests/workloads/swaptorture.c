@@ -44,12 +44,17 @@ static size_t nr_pages;
 static unsigned char *mem;
 static volatile sig_atomic_t got_usr1;
 
-/* A word of page @p at generation @gen: 64 distinct words, repeated, so
- * that the page compresses like ordinary memory (about 8:1). */
+/*
+ * A word of page @p at generation @gen.  Three pages in four repeat 64
+ * distinct words (they compress well and stay in a pool); every fourth
+ * page has no repeat at all (it does not compress: a swap device with a
+ * backing device sends it there).
+ */
 static uint64_t word(size_t p, unsigned int gen, size_t i)
 {
+	size_t k = p % 4 ? i % 64 : i;
 	uint64_t x = (uint64_t)p * 0x9e3779b97f4a7c15ULL ^
-		     ((uint64_t)gen << 56) ^ (i % 64) * 0xbf58476d1ce4e5b9ULL;
+		     ((uint64_t)gen << 56) ^ (k + 1) * 0xbf58476d1ce4e5b9ULL;
 
 	x ^= x >> 31;
 	x *= 0x94d049bb133111ebULL;

@@ -127,7 +127,8 @@ if wait "$holder"; then ok "after swapoff: $(tail -n 1 "$W/hold.out")"
 else nok "after swapoff: every page verified # $(tail -n 3 "$W/hold.out" | tr '\n' ' ')"; fi
 holder=''
 cat "$W/hold.out" >&2
-check "after swapoff the pool is empty (stored_pages 0)" test "$(st stored_pages)" = 0
+# What stays is the swap header mkswap wrote (page 0).
+check "after swapoff the pool holds at most the swap header (stored_pages <= 1)" test "$(st stored_pages)" -le 1
 
 # --- write-back racing overwrites and discards ---------------------------
 check "writeback=1: a fresh zcache0, swapon --discard=pages" \
