@@ -248,6 +248,28 @@ static bool zcache_pool_can_writeback(struct zcache_pool *pool)
 	return pool->ops && pool->ops->writeback && !READ_ONCE(pool->wb_off);
 }
 
+/*
+ * Page frames used by all pools; with @shrinkable, also whether any pool
+ * can give frames back by itself (evicts, or writes back now).
+ */
+static unsigned long zcache_usage(bool *shrinkable)
+{
+	struct zcache_pool *pool;
+	unsigned long total = 0;
+	bool any = false;
+
+	rcu_read_lock();
+	list_for_each_entry_rcu(pool, &zcache_pools, list) {
+		total += zcache_pool_pages(pool);
+		any = any || pool->alloc->evict ||
+		      zcache_pool_can_writeback(pool);
+	}
+	rcu_read_unlock();
+	if (shrinkable)
+		*shrinkable = any;
+	return total;
+}
+
 /**
  * zcache_total_pages - page frames used by all pools
  *
@@ -255,14 +277,7 @@ static bool zcache_pool_can_writeback(struct zcache_pool *pool)
  */
 unsigned long zcache_total_pages(void)
 {
-	struct zcache_pool *pool;
-	unsigned long total = 0;
-
-	rcu_read_lock();
-	list_for_each_entry_rcu(pool, &zcache_pools, list)
-		total += zcache_pool_pages(pool);
-	rcu_read_unlock();
-	return total;
+	return zcache_usage(NULL);
 }
 
 /* The pool limit in pages (max_pool_percent of RAM). */
@@ -294,7 +309,13 @@ unsigned long zcache_nr_pools(void)
 
 /*
  * Whether a store must be refused for the limit.  Hysteresis: once the
- * limit is hit, refuse until usage is below the accept threshold.
+ * limit is hit, refuse until usage is below the accept threshold, so that
+ * the shrink worker evicts or writes back in batches.  Only while some
+ * pool can do that: pools that cannot (write-through block devices,
+ * frontswap) shrink only as their pages are loaded or freed, and refusing
+ * below the limit would leave the room those frees made empty while
+ * sending pages to the disk (a tenth of the pool, lost, under steady
+ * swapping).
  *
  * The pool never crosses the limit: a store that passes this check adds
  * at most max_grow_pages frames (a zspage), and at most one store per CPU
@@ -302,15 +323,15 @@ unsigned long zcache_nr_pools(void)
  * CPU), so the limit is reached when the pool is that many frames short
  * of it.
  */
-static bool zcache_limit_hit(void)
+static bool zcache_limit_hit(bool *shrinkable)
 {
 	unsigned int grow = max(zcache_alloc_zcsmalloc.max_grow_pages,
 				zcache_alloc_zbud.max_grow_pages);
-	unsigned long total = zcache_total_pages() +
+	unsigned long total = zcache_usage(shrinkable) +
 			      (unsigned long)grow * num_online_cpus();
 
 	if (READ_ONCE(zcache_full)) {
-		if (total >= zcache_accept_pages())
+		if (*shrinkable && total >= zcache_accept_pages())
 			return true;
 		WRITE_ONCE(zcache_full, false);
 	}
@@ -778,17 +799,20 @@ static struct zcache_entry *zcache_entry_new(u64 oid, pgoff_t index)
 
 /*
  * At the limit, a pool whose allocator evicts (ephemeral) makes room by
- * dropping its coldest frame: it stays a full LRU cache.  Others refuse
- * and kick the shrink worker.
+ * dropping its coldest frame: it stays a full LRU cache.  Others refuse,
+ * and kick the shrink worker when some pool can give frames back.
  */
 static int zcache_store_room(struct zcache_pool *pool)
 {
-	if (!zcache_limit_hit())
+	bool shrinkable;
+
+	if (!zcache_limit_hit(&shrinkable))
 		return 0;
 	if (pool->alloc->evict && zcache_evict(pool, 1))
 		return 0;
 	zcache_stat_inc(pool, ZCACHE_STAT_REJ_LIMIT);
-	zcache_kick_shrink();
+	if (shrinkable)
+		zcache_kick_shrink();
 	return -ENOSPC;
 }
 
