@@ -486,6 +486,8 @@ def lru_gen_of(meta, kernel):
         w = v.split()[0] if v.split() else "none"
         if w == "none":
             return False, v
+        if w in ("y", "Y", "n", "N"):
+            return w in ("y", "Y"), v
         try:
             return int(w, 0) != 0, v
         except ValueError:
