@@ -447,6 +447,7 @@ def main():
                      ("compressor", "compressor"), ("passes", "passes"),
                      ("repeat", "runs per configuration"),
                      ("cleancache", "cleancache in the kernel"),
+                     ("lru_gen", "multi-gen LRU (/sys/kernel/mm/lru_gen/enabled)"),
                      ("host_load", "host load before the boot"),
                      ("qemu", "QEMU"), ("source", "zcache source (commit)"),
                      ("package", "package")]:
