@@ -9,41 +9,62 @@ tests/workloads/memstress.c, with the command line the guest ran, in
 runs/CFG-WL/cmd.txt) are replayed against
 
     RAM: an LRU list of M pages, minus what the pool occupies;
-    pool: POOL bytes (the run's pool limit) holding pages at the run's
-          measured compression ratio;
+    pool: POOL bytes (the run's pool limit); a compressible page takes
+          PAGE / the measured ratio of the compressible pages; memstress's
+          incompressible pages (--incompressible-pct, 10% by default: the
+          same hash as tests/workloads/wl_content.h wl_kind, redone here
+          per process and page) are refused (zswap: compression or
+          zsmalloc fails beyond PAGE_SIZE; zcache: E2BIG, the page goes to
+          the backing device) or, for zram, stored whole (huge pages);
     disk: everything else; a page read from the disk keeps its copy there
           (the swap cache) until it is rewritten.
 
-Per access: a page in RAM is a hit (a rewrite drops its stored copies); a
-page not in RAM faults it in from the pool (no disk I/O) or the disk (one
-page read) or is new (the fill).  When RAM is over its size the LRU page
-is dropped if it still has a stored copy, else stored: in the pool or on
-the disk as the policy says, one page written when it goes to the disk.
+Per access: a page in RAM is a hit (a rewrite leaves its stored copy
+stale until the page is stored again); a page not in RAM faults it in from
+the pool (no disk I/O) or the disk (one page read) or is new (the fill).
+When RAM is over its size the LRU page is dropped if it still has a valid
+copy, else stored: in the pool or on the disk as the policy says, one page
+written when it goes to the disk.
 
 The policies (what the measured rows do, as far as the model goes):
-    disk       no pool
-    wt-keep    store in the pool while it has room, else write to the disk;
-               loads keep the pool copy (zswap 5.10/6.1 with zsmalloc:
-               no write-back, non-exclusive loads)
-    wt-excl    the same with exclusive loads: a page loaded from the pool
-               leaves it and is dirty again (zram: synchronous I/O frees
-               the slot at swap-in; the best LRU-driven policy for a
-               device in the swap cache, issue 17's target for zcache)
-    lru-excl   exclusive loads; when full, the pool's oldest page is
-               written to the disk to make room (zswap 6.12+ with its
-               shrinker; zram-wb's idle write-back at best)
-    belady     exclusive loads; when full, the page needed farthest in the
-               future (the incoming one included) goes to the disk: a
-               clairvoyant pool behind the same LRU RAM
-The floor is min(wt-excl, lru-excl): the best an LRU-driven pool can do;
-belady is the clairvoyant bound below it.
+    disk          no pool
+    wt-keep       store in the pool while it has room, else write to the
+                  disk; loads keep the pool copy
+    wt-excl       the same with exclusive loads: a page loaded from the
+                  pool leaves it and is dirty again (zram: synchronous I/O
+                  frees the slot at swap-in; the best LRU-driven policy for
+                  a device in the swap cache, issue 17's target)
+    -h90          suffix: accept hysteresis: once a store finds the pool
+                  full, every store is refused until the pool is at or
+                  below 90% of its limit (accept_threshold_percent of zswap
+                  and of zcache)
+    hybrid75      loads keep the pool copy while the pool holds less than
+                  75% of its limit, exclusive above ("keep while room")
+    lru-excl      exclusive loads; when full, the pool's oldest pages are
+                  written to the disk to make room (zram-wb's idle
+                  write-back at best; with -h90, zswap 6.12+'s shrink
+                  worker: refuse the page, write back to the threshold)
+    belady        exclusive loads; when full, the page needed farthest in
+                  the future (the incoming one included) goes to the disk:
+                  a clairvoyant pool behind the same LRU RAM
+    zram-huge     wt-excl storing incompressible pages whole, at most
+                  zram's disksize in pages: the zram row
+The floor is the best of the policies without foresight (all but belady
+and zram-huge); belady is the clairvoyant bound below it.  Modelled rows:
+disk = disk, zswap = wt-keep-h90 on 5.10/6.1, wt-excl-h90 from 6.3 on
+(lru-excl-h90 with its shrinker on), zram = zram-huge, zram-wb =
+lru-excl, zcache = wt-excl-h90 (its present policy; a prediction, not
+part of the calibration).
 
 Calibration: M is not known exactly (the kernel, the shell and the page
 cache share RAM with the workload).  It is fitted so that the disk policy
 reproduces the measured disk row's I/O (read + written pages of the swap
 partition); with that M the model predicts the zswap and zram rows, and
 the prediction's error against their measurement is the calibration error
-the report prints.  M from MemAvailable before the run is printed too.
+the report prints.  M from MemAvailable is printed too.  The model is one
+LRU list: on a kernel that reclaims with the multi-gen LRU (meta.txt's
+lru_gen; Debian enables it from 6.12 on) it does not apply, and the JSON
+says so ("applies": false) so that the report claims no floor.
 
 Standard library only; prints a summary and, with --json, writes the
 numbers for report.py.
@@ -123,24 +144,99 @@ def next_use(keys):
     return nxt
 
 
-def simulate(keys, writes, ram_pages, pool_pages, ratio, policy, nxt=None):
-    """Returns (disk reads, disk writes, pool hits) in pages."""
+MASK64 = (1 << 64) - 1
+
+
+def wl_splitmix(x):
+    """wl_splitmix of tests/workloads/wl_content.h, in 64-bit arithmetic."""
+    x = (x + 0x9e3779b97f4a7c15) & MASK64
+    x = ((x ^ (x >> 30)) * 0xbf58476d1ce4e5b9) & MASK64
+    x = ((x ^ (x >> 27)) * 0x94d049bb133111eb) & MASK64
+    return x ^ (x >> 31)
+
+
+def wl_random(seed, pct, stream, index):
+    """True when wl_kind(seed, pct, stream, index) of wl_content.h is
+    WL_RANDOM: the page does not compress.  memstress's stream is the
+    process number (0 .. procs-1), the index the page's in that process;
+    the kind does not change with the page's generation."""
+    h = wl_splitmix(seed ^ wl_splitmix(((stream << 48) ^ index) & MASK64))
+    return h % 1000 < pct * 10
+
+
+def incompressible_keys(procs, seed, pct):
+    """The page keys (see interleave) of the pages that do not compress."""
+    out = set()
+    if pct <= 0:
+        return out
+    for k, (npages, _) in enumerate(procs):
+        for i in range(npages):
+            if wl_random(seed, pct, k, i):
+                out.add((k << 32) | i)
+    return out
+
+
+class Pool:
+    """What a pool is: its limit in bytes, how it stores a page, its accept
+    hysteresis, when a load keeps the pool's copy.
+
+    limit      pool bytes (the run's pool limit)
+    csize      bytes a compressible page takes (PAGE / the measured ratio
+               of the compressible pages)
+    whole      incompressible pages are stored whole (PAGE bytes: zram's
+               huge pages); else they are refused and go to the disk
+               (zswap: the compressor or zsmalloc fails on > PAGE_SIZE;
+               zcache: E2BIG, the page goes to the backing device)
+    slots      at most this many pages stored (zram: disksize), or None
+    accept     hysteresis: once a store found the pool full, refuse every
+               store until the pool is at or below accept * limit (zswap's
+               and zcache's accept_threshold_percent, 90); None: none
+    keep_below loads keep the pool copy (non-exclusive) while the pool
+               holds less than keep_below * limit, exclusive above; 1.0
+               always keeps (wt-keep), 0 never (exclusive loads)
+    """
+
+    def __init__(self, limit, csize, whole=False, slots=None, accept=None,
+                 keep_below=0.0):
+        self.limit = limit
+        self.csize = csize
+        self.whole = whole
+        self.slots = slots
+        self.accept = accept
+        self.keep_below = keep_below
+
+
+def simulate(keys, writes, ram_pages, pool, policy, incomp=frozenset(), nxt=None):
+    """Returns (disk reads, disk writes, pool hits) in pages.  pool is a
+    Pool or None (disk only); policy "wt" (write-through when full),
+    "lru" (the pool's oldest page written to the disk to make room) or
+    "belady" (the page needed farthest in the future goes to the disk)."""
     ram = OrderedDict()         # page -> None, LRU first
     loc = {}                    # page -> 'P' (pool copy), 'D' (disk copy)
-    pool = OrderedDict()        # page -> next use (belady), oldest first
+    pstore = OrderedDict()      # page -> its bytes in the pool, oldest first
     heap = []                   # belady: (-next use, page)
-    stored = 0
+    used = 0.0                  # pool bytes in use
+    full = False                # hysteresis: refusing until below accept
     reads = wr = hits = 0
-    excl = policy != "wt-keep"
-    use_pool = policy != "disk" and pool_pages > 0
-    cap_base = ram_pages
     when = {}                   # belady: page -> its next use
-    stale = set()               # wt-keep: rewritten pages whose old copy is pooled
+    stale = set()               # kept copies of pages rewritten since
+    if pool is not None:
+        limit = pool.limit
+        keep_lim = pool.keep_below * limit
+        acc_lim = pool.accept * limit if pool.accept is not None else None
+        slots = pool.slots if pool.slots is not None else 1 << 62
 
     def pool_drop(p):
-        nonlocal stored
-        del pool[p]
-        stored -= 1
+        nonlocal used
+        used -= pstore.pop(p)
+
+    def pool_put(p, size):
+        nonlocal used
+        pstore[p] = size
+        used += size
+        loc[p] = "P"
+        if policy == "belady":
+            heapq.heappush(heap, (-when.get(p, INF), p))
 
     for i in range(len(keys)):
         p = keys[i]
@@ -153,7 +249,7 @@ def simulate(keys, writes, ram_pages, pool_pages, ratio, policy, nxt=None):
             where = loc.get(p)
             if where == "P":
                 hits += 1
-                if excl:
+                if used >= keep_lim:        # exclusive: the copy leaves
                     pool_drop(p)
                     del loc[p]
             elif where == "D":
@@ -162,15 +258,12 @@ def simulate(keys, writes, ram_pages, pool_pages, ratio, policy, nxt=None):
         if w:
             where = loc.pop(p, None)
             if where == "P":
-                if excl:
-                    pool_drop(p)
-                else:
-                    # the slot and its pool copy stay, stale, until the
-                    # page is stored again (6.1 frees the slot at swap-in
-                    # only on a write fault; memstress reads first)
-                    stale.add(p)
+                # the slot and its pool copy stay, stale, until the page
+                # is stored again (a write fault on a swap-cache page that
+                # is exclusive to the process keeps the slot)
+                stale.add(p)
         # RAM: what the pool occupies is not there for pages
-        cap = cap_base - int(stored / ratio)
+        cap = ram_pages - int(used / PAGE)
         while len(ram) > cap:
             v, _ = ram.popitem(last=False)
             if v in loc:
@@ -178,43 +271,65 @@ def simulate(keys, writes, ram_pages, pool_pages, ratio, policy, nxt=None):
             if v in stale:
                 stale.discard(v)
                 pool_drop(v)    # the store replaces the stale copy
-            if not use_pool:
+            if pool is None:
                 loc[v] = "D"
                 wr += 1
                 continue
-            if stored < pool_pages:
-                pool[v] = when.get(v, INF)
-                stored += 1
-                loc[v] = "P"
-                if policy == "belady":
-                    heapq.heappush(heap, (-pool[v], v))
-            elif policy in ("wt-keep", "wt-excl"):
+            if v in incomp:
+                if not pool.whole:
+                    loc[v] = "D"        # refused: straight to the disk
+                    wr += 1
+                    continue
+                size = PAGE
+            else:
+                size = pool.csize
+            if acc_lim is not None:
+                if used + size > limit:
+                    full = True
+                elif full and used <= acc_lim:
+                    full = False
+            fits = (not full and used + size <= limit and len(pstore) < slots)
+            if fits:
+                pool_put(v, size)
+            elif policy == "wt":
                 loc[v] = "D"
                 wr += 1
-            elif policy == "lru-excl":
-                old, _ = pool.popitem(last=False)
-                loc[old] = "D"
-                wr += 1
-                pool[v] = INF
-                loc[v] = "P"
-            else:               # belady: evict whichever is needed last
-                nv = when.get(v, INF)
-                while heap and (heap[0][1] not in pool or
-                                -heap[0][0] != pool[heap[0][1]]):
-                    heapq.heappop(heap)
-                far = -heap[0][0] if heap else -INF
-                if nv >= far:
+            elif policy == "lru":
+                # without hysteresis: write the oldest back until the page
+                # fits and store it; with it (zswap 6.12's shrink worker):
+                # refuse the page and write back to the accept threshold
+                if acc_lim is not None:
                     loc[v] = "D"
                     wr += 1
+                    target = acc_lim
                 else:
-                    _, old = heapq.heappop(heap)
-                    del pool[old]
+                    target = limit - size
+                while pstore and (used > target or len(pstore) >= slots):
+                    old = next(iter(pstore))
+                    pool_drop(old)
                     loc[old] = "D"
                     wr += 1
-                    pool[v] = nv
-                    loc[v] = "P"
-                    heapq.heappush(heap, (-nv, v))
-            cap = cap_base - int(stored / ratio)
+                if acc_lim is None:
+                    pool_put(v, size)
+            else:               # belady: evict whichever is needed last
+                nv = when.get(v, INF)
+                while True:
+                    while heap and (heap[0][1] not in pstore or
+                                    -heap[0][0] != when.get(heap[0][1], INF)):
+                        heapq.heappop(heap)
+                    far = -heap[0][0] if heap else -INF
+                    if not heap or nv >= far:
+                        loc[v] = "D"
+                        wr += 1
+                        break
+                    _, old = heapq.heappop(heap)
+                    pool_drop(old)
+                    loc[old] = "D"
+                    wr += 1
+                    if used + size <= limit and len(pstore) < slots:
+                        pool_put(v, size)
+                        break
+            cap = ram_pages - int(used / PAGE)
     return reads, wr, hits
 
 
@@ -283,16 +398,104 @@ def measured_pages(rows, cfg, wl):
     return (rd + wr) * 1048576 / PAGE
 
 
-def zswap_policy(kernel):
-    """zswap's policy by kernel: zsmalloc writes back from 6.3 on and loads
-    are exclusive on the kernels after that Debian ships (6.12)."""
+def params_of(d, cfg, wl):
+    """The module parameters guest.sh recorded for a run (params.txt)."""
+    out = {}
+    try:
+        with open(os.path.join(d, "runs", "%s-%s" % (cfg, wl), "params.txt")) as f:
+            for line in f:
+                k, _, v = line.strip().partition(":")
+                out[os.path.basename(k)] = v
+    except OSError:
+        pass
+    return out
+
+
+def zswap_policy(kernel, params):
+    """zswap's policy by kernel.  5.10/6.1 (frontswap, zsmalloc): no
+    write-back, loads keep their copy, accept hysteresis.  6.12 and later:
+    exclusive loads; when full it refuses and its shrink worker writes back
+    to the accept threshold (lru-excl-h90) but, with the memory-pressure
+    shrinker off (Debian's default, CONFIG_ZSWAP_SHRINKER_DEFAULT_ON unset),
+    it wrote back almost nothing in the 6.12 run (written_back_pages 1140
+    of 222,662 stores): a full pool refuses (wt-excl-h90)."""
     m = re.match(r"(\d+)\.(\d+)", kernel or "")
     if m and (int(m.group(1)), int(m.group(2))) < (6, 3):
-        return "wt-keep"
-    return "lru-excl"
+        return "wt-keep-h90"
+    if params.get("shrinker_enabled", "N").upper().startswith("Y"):
+        return "lru-excl-h90"
+    return "wt-excl-h90"
 
 
-MODELLED = {"disk": "disk", "zram": "wt-excl", "zram-wb": "lru-excl"}
+# Model policies: (store policy, Pool options).  "refused": incompressible
+# pages are never pooled (zswap, zcache); zram-huge stores them whole.
+POLICIES = OrderedDict([
+    ("disk", None),
+    ("wt-keep", ("wt", dict(keep_below=INF))),
+    ("wt-keep-h90", ("wt", dict(keep_below=INF, accept=0.9))),
+    ("wt-excl", ("wt", dict())),
+    ("wt-excl-h90", ("wt", dict(accept=0.9))),
+    ("hybrid75", ("wt", dict(keep_below=0.75))),
+    ("hybrid75-h90", ("wt", dict(keep_below=0.75, accept=0.9))),
+    ("lru-excl", ("lru", dict())),
+    ("lru-excl-h90", ("lru", dict(accept=0.9))),
+    ("belady", ("belady", dict())),
+    ("zram-huge", ("wt", dict(whole=True))),
+])
+# The floor: the best of these (realizable: no knowledge of the future;
+# a pool that refuses incompressible pages, as keeping them whole costs
+# the RAM they would take uncompressed).
+FLOOR_POLICIES = ("wt-keep", "wt-keep-h90", "wt-excl", "wt-excl-h90", "hybrid75",
+                  "hybrid75-h90", "lru-excl", "lru-excl-h90")
+MODELLED = {"disk": "disk", "zram": "zram-huge", "zram-wb": "lru-excl",
+            "zcache": "wt-excl-h90"}
+
+
+def compressible_ratio(rows, wl, pct):
+    """The compression ratio of the compressible pages, from the measured
+    rows: zswap's pool never holds an incompressible page (its ratio is
+    theirs already); zram's holds them whole, so its ratio r of all stored
+    pages gives that of the others as (1 - f) / (1/r - f), f = pct/100 (the
+    share of incompressible pages among those stored, taken as memstress's
+    share).  The median of what the rows give; 2.16 (the content's lz4
+    ratio) without any."""
+    out = []
+    for cfg in ("zswap", "zram"):
+        if (median_of(rows, cfg, wl, "pool_max_mib") or 0) < 1:
+            continue
+        r = median_of(rows, cfg, wl, "ratio_at_max")
+        if not r or r <= 0.5:
+            continue
+        if cfg == "zram":
+            f = pct / 100.0
+            if 1 / r - f <= 0:
+                continue
+            r = (1 - f) / (1 / r - f)
+        out.append(r)
+    return (statistics.median(out) if out else 2.16), out
+
+
+def lru_gen_of(meta, kernel):
+    """Whether the kernel reclaimed with the multi-gen LRU: meta.txt's
+    lru_gen line (guest.sh: /sys/kernel/mm/lru_gen/enabled, 'none' when
+    the file is missing); runs from before that line take Debian's config
+    (CONFIG_LRU_GEN_ENABLED=y in 6.12.117+deb13 and 7.2.13+deb14; built but
+    off in 6.1.0-50)."""
+    v = meta.get("lru_gen")
+    if v is not None:
+        w = v.split()[0] if v.split() else "none"
+        if w == "none":
+            return False, v
+        if w in ("y", "Y", "n", "N"):
+            return w in ("y", "Y"), v
+        try:
+            return int(w, 0) != 0, v
+        except ValueError:
+            return True, v
+    m = re.match(r"(\d+)\.(\d+)", kernel or "")
+    on = bool(m and (int(m.group(1)), int(m.group(2))) >= (6, 12))
+    return on, "%s (no lru_gen line in meta.txt; Debian's config for %s)" % (
+        "enabled" if on else "disabled", kernel or "?")
 
 
 def model_workload(d, rows, meta, wl, exe, tmp, log):
@@ -308,34 +511,50 @@ def model_workload(d, rows, meta, wl, exe, tmp, log):
         argv = shlex.split(f.read().strip())
     if not argv or not argv[0].endswith("memstress"):
         return None
+    seed, pct = 1, 10           # memstress's defaults
+    for i, a in enumerate(argv[:-1]):
+        if a == "--seed":
+            seed = int(argv[i + 1], 0)
+        elif a == "--incompressible-pct":
+            pct = int(argv[i + 1], 0)
     tr = os.path.join(tmp, "trace-%s.bin" % wl)
     subprocess.run([exe] + argv[1:] + ["--trace", tr], check=True,
                    stdout=subprocess.DEVNULL)
-    keys, writes = interleave(read_trace(tr))
+    procs = read_trace(tr)
+    keys, writes = interleave(procs)
     os.unlink(tr)
+    incomp = incompressible_keys(procs, seed, pct)
     ram_mib = float(meta.get("ram_mib", "0").split()[0] or 0)
     pool_pct = float(meta.get("pool_pct", "20").split()[0])
     pool_bytes = ram_mib * 1048576 * pool_pct / 100
-    ratios = [median_of(rows, c, wl, "ratio_at_max") for c in ("zswap", "zram")
-              if (median_of(rows, c, wl, "pool_max_mib") or 0) >= 1]
-    ratios = [x for x in ratios if x and x > 0.5]
-    ratio = statistics.median(ratios) if ratios else 2.16
-    pool_pages = int(pool_bytes * ratio / PAGE)
+    ratio, ratios = compressible_ratio(rows, wl, pct)
+    csize = PAGE / ratio
+    pool_pages = int(pool_bytes / csize)
     zram_slots = int(ram_mib * pool_pct / 100) * 2 * 1048576 // PAGE
     kernel = meta.get("kernel", "")
     policies = dict(MODELLED)
-    policies["zswap"] = zswap_policy(kernel)
+    policies["zswap"] = zswap_policy(kernel, params_of(d, "zswap", wl))
+    lru_gen, lru_gen_text = lru_gen_of(meta, kernel)
 
     meas_disk = measured_pages(rows, "disk", wl)
     m_avail = mem_available_pages(d, "disk", wl)
     sims = {}
 
+    def pool_for(pol):
+        spec = POLICIES[pol]
+        if spec is None:
+            return None, "wt"
+        how, opts = spec
+        if opts.get("whole"):
+            opts = dict(opts, slots=zram_slots)
+        return Pool(pool_bytes, csize, **opts), how
+
     def io(m, pol):
         key = (m, pol)
         if key not in sims:
-            pp = 0 if pol == "disk" else pool_pages
-            sims[key] = simulate(keys, writes, m, pp, ratio, pol,
-                                 nxt_arr if pol == "belady" else None)
+            pool, how = pool_for(pol)
+            sims[key] = simulate(keys, writes, m, pool, how, incomp,
+                                 nxt_arr if how == "belady" else None)
         r, w, _ = sims[key]
         return r + w
 
@@ -357,49 +576,64 @@ def model_workload(d, rows, meta, wl, exe, tmp, log):
     else:
         m_fit = m_avail or npages // 2
         fitted = False
-    log("%s: %d accesses over %d pages; M %s %d pages (%.0f MiB), MemAvailable %s; "
-        "pool %d pages at ratio %.2f" % (wl, len(keys), npages,
-                                         "fitted on the disk row" if fitted else
-                                         "from MemAvailable (no usable disk row)",
-                                         m_fit, m_fit * PAGE / 1048576,
-                                         "%d" % m_avail if m_avail else "?", pool_pages, ratio))
+    log("%s: %d accesses over %d pages (%d incompressible, %d%%, seed %d); M %s %d pages "
+        "(%.0f MiB), MemAvailable %s; pool %.1f MiB, %d compressible pages at ratio %.2f "
+        "(from %s)" % (wl, len(keys), npages, len(incomp), pct, seed,
+                       "fitted on the disk row" if fitted else
+                       "from MemAvailable (no usable disk row)",
+                       m_fit, m_fit * PAGE / 1048576,
+                       "%d" % m_avail if m_avail else "?", pool_bytes / 1048576, pool_pages,
+                       ratio, ", ".join("%.2f" % x for x in ratios) or "the default"))
+    log("  reclaim: lru_gen %s" % lru_gen_text)
     nxt_arr = next_use(keys)
     res = {"workload": wl, "accesses": len(keys), "pages": npages,
+           "incompressible_pages": len(incomp), "incompressible_pct": pct,
            "m_pages": m_fit, "m_fitted": fitted, "m_avail_pages": m_avail,
-           "pool_pages": pool_pages, "ratio": ratio, "policies": {}, "calibration": {}}
-    for pol in ("disk", "wt-keep", "wt-excl", "lru-excl", "belady"):
+           "pool_bytes": pool_bytes, "pool_pages": pool_pages, "ratio": ratio,
+           "lru_gen": lru_gen, "lru_gen_text": lru_gen_text,
+           "policies": OrderedDict(), "calibration": OrderedDict()}
+    for pol in POLICIES:
         io(m_fit, pol)
         r, w, h = sims[(m_fit, pol)]
         res["policies"][pol] = {"reads": r, "writes": w, "pool_hits": h,
                                 "mib": (r + w) * PAGE / 1048576}
-        log("  %-8s disk read %7.1f MiB, written %7.1f MiB, pool hits %d"
-            % (pol, r * PAGE / 1048576, w * PAGE / 1048576, h))
+        log("  %-12s disk read %7.1f MiB, written %7.1f MiB, I/O %7.1f MiB, pool hits %d"
+            % (pol, r * PAGE / 1048576, w * PAGE / 1048576, (r + w) * PAGE / 1048576, h))
     if m_avail:
-        r, w, _ = simulate(keys, writes, m_avail, 0, ratio, "disk")
+        r, w, _ = simulate(keys, writes, m_avail, None, "wt")
         res["disk_mib_at_memavailable"] = (r + w) * PAGE / 1048576
-    for cfg, pol in sorted(policies.items()):
+    for cfg in ("disk", "zswap", "zram", "zram-wb", "zcache"):
+        pol = policies[cfg]
         meas = measured_pages(rows, cfg, wl)
         if meas is None or meas <= 0:
             continue
         mod = res["policies"][pol]["mib"] * 1048576 / PAGE
-        if cfg == "zram" and zram_slots < pool_pages:
-            # zram's disksize (twice its mem_limit, guest.sh) holds fewer
-            # pages than the pool could: the disk behind takes the rest
-            r, w, _ = simulate(keys, writes, m_fit, zram_slots, ratio, pol)
-            mod = r + w
         err = (mod - meas) / meas * 100
         res["calibration"][cfg] = {"policy": pol, "measured_mib": meas * PAGE / 1048576,
                                    "model_mib": mod * PAGE / 1048576, "error_pct": err,
-                                   "fitted": cfg == "disk" and fitted}
+                                   "fitted": cfg == "disk" and fitted,
+                                   "calibrates": cfg in ("disk", "zswap", "zram")}
         log("  calibration %-8s (%s): measured %.1f MiB, model %.1f MiB, %+.1f%%%s"
             % (cfg, pol, meas * PAGE / 1048576, mod * PAGE / 1048576, err,
-               " (M fitted on this row)" if cfg == "disk" and fitted else ""))
-    floor = min(res["policies"]["wt-excl"]["mib"], res["policies"]["lru-excl"]["mib"])
+               " (M fitted on this row)" if cfg == "disk" and fitted else
+               ("" if cfg in ("zswap", "zram") else " (its policy's prediction)")))
+    best = min(FLOOR_POLICIES, key=lambda p: res["policies"][p]["mib"])
+    floor = res["policies"][best]["mib"]
+    res["floor_policy"] = best
     res["floor_mib"] = floor
     res["belady_mib"] = res["policies"]["belady"]["mib"]
     dm = res["policies"]["disk"]["mib"]
     res["floor_x_disk"] = floor / dm if dm else None
     res["belady_x_disk"] = res["belady_mib"] / dm if dm else None
+    log("  floor %.1f MiB (%s, %.3fx disk); clairvoyant %.1f MiB (%.3fx disk)"
+        % (floor, best, res["floor_x_disk"] or 0, res["belady_mib"],
+           res["belady_x_disk"] or 0))
+    # The model is one LRU list: under the multi-gen LRU it does not
+    # describe the kernel's reclaim, whatever its fit.
+    res["applies"] = not lru_gen
+    if lru_gen:
+        log("  the kernel reclaimed with the multi-gen LRU: the model (one LRU list) does "
+            "not apply; no floor is claimed")
     return res
 
 

@@ -46,6 +46,10 @@
 #   zcb_rot=auto     the scratch disk's queue/rotational in the guest: auto
 #                    (0 for the ssd profile, 1 for hdd, the kernel's own
 #                    value otherwise), 0 or 1; /dev/zcache0 gets the same
+#   zcb_lru_gen=auto the multi-gen LRU (/sys/kernel/mm/lru_gen/enabled):
+#                    auto keeps the kernel's default, 0 turns it off, 1 on;
+#                    meta.txt records it (floor.py's LRU model applies
+#                    only without it)
 # ZC_QUICK=1: working set 120% of RAM, file set 110% (unless given).
 #
 # Writes the harness's success token only when every configuration could
@@ -91,6 +95,7 @@ build_mem=$(cmdline_word zcb_build_mem 48)
 build_jobs=$(cmdline_word zcb_build_jobs 3)
 build_src=$ZC_TESTS/bench/.cache/lua.tar.gz
 rot_want=$(cmdline_word zcb_rot auto)
+lru_gen_want=$(cmdline_word zcb_lru_gen auto)
 # ZC_QUICK: smaller sets unless the command line names them
 if [ "${ZC_QUICK:-}" = 1 ]; then
 	ws_pct=$(cmdline_word zcb_ws_pct 120) pc_pct=$(cmdline_word zcb_pc_pct 110)
@@ -177,6 +182,25 @@ if [ -n "$rot" ]; then
 fi
 rot=$(cat "$rot_q")
 echo "scratch_rotational: $rot (set in the guest through $rot_q)" >>"$B/meta.txt"
+# The reclaim algorithm: the multi-gen LRU (Debian: on by default from
+# 6.12) or the two-list LRU that floor.py's model approximates.
+lru_gen_f=/sys/kernel/mm/lru_gen/enabled
+echo "lru_gen_kernel: $(cat "$lru_gen_f" 2>/dev/null || echo none)" >>"$B/meta.txt"
+case $lru_gen_want in
+0|1)
+	lru_gen_yn=n
+	[ "$lru_gen_want" = 0 ] || lru_gen_yn=y
+	if [ -e "$lru_gen_f" ]; then
+		if ! echo "$lru_gen_yn" >"$lru_gen_f"; then
+			fail bench-setup "cannot set $lru_gen_f to $lru_gen_want"
+			finish
+		fi
+	elif [ "$lru_gen_want" = 1 ]; then
+		fail bench-setup "zcb_lru_gen=1: this kernel has no multi-gen LRU"
+		finish
+	fi ;;
+esac
+echo "lru_gen: $(cat "$lru_gen_f" 2>/dev/null || echo none) (zcb_lru_gen=$lru_gen_want)" >>"$B/meta.txt"
 disk_mb=$(( $(blockdev --getsize64 "$dev") / 1048576 ))
 swap_mb=$((ws_mb + 512))
 fs_mb=$((disk_mb - swap_mb - 2))
@@ -407,18 +431,21 @@ wl_cmd() {
 	esac
 }
 
-cols="suite kernel profile config workload rep status rc wall_s user_s sys_s cpu_busy_s iowait_s majflt disk_read_mib disk_write_mib disk_reads disk_writes pswpin pswpout oom_kills pool_max_mib stored_at_max_mib ratio_at_max mib_verified ws_mib ram_mib"
+cols="suite kernel profile config workload rep status rc wall_s user_s sys_s cpu_busy_s iowait_s majflt disk_read_mib disk_write_mib disk_reads disk_writes pswpin pswpout oom_kills pool_max_mib stored_at_max_mib ratio_at_max mib_verified ws_mib ram_mib zswpin zswpout"
 echo "$cols" | tr ' ' '\t' >"$B/results.tsv"
 
 all_ok=1
 run_one() { # CFG WL REP
 	local cfg=$1 wl=$2 r=$3 cmd rc=0 t0 t1 io0 io1 cpu0 cpu1 sp sout st
 	local in0 out0 oom0 in1 out1 oom1 pmax pst ratio ver user sys majflt sampler
+	local zin0 zout0 zin1 zout1
 	cmd=$(wl_cmd "$wl")
 	reset_state
 	read -r -a io0 < <(disk_io "$dname")
 	read -r -a cpu0 < <(cpu_jiffies)
 	in0=$(vmstat_get pswpin) out0=$(vmstat_get pswpout) oom0=$(vmstat_get oom_kill)
+	# zswap's hits and stores: not in pswpin/pswpout (0 where absent)
+	zin0=$(vmstat_get zswpin) zout0=$(vmstat_get zswpout)
 	stats_dump "$RUN/stats-before.txt"
 	( while :; do echo "$(date +%s) $("pool_$cfg")"; sleep 2; done ) >"$RUN/pool.txt" 2>/dev/null &
 	sampler=$!
@@ -433,6 +460,7 @@ run_one() { # CFG WL REP
 	read -r -a io1 < <(disk_io "$dname")
 	read -r -a cpu1 < <(cpu_jiffies)
 	in1=$(vmstat_get pswpin) out1=$(vmstat_get pswpout) oom1=$(vmstat_get oom_kill)
+	zin1=$(vmstat_get zswpin) zout1=$(vmstat_get zswpout)
 	stats_dump "$RUN/stats-after.txt"
 	# pool: the sample with the largest pool, and what it held then
 	read -r pmax pst < <(awk 'NF == 3 && $2 >= m {m = $2; s = $3} END {print m + 0, s + 0}' "$RUN/pool.txt")
@@ -460,7 +488,7 @@ run_one() { # CFG WL REP
 		"$(awk -v p="$pmax" 'BEGIN {printf "%.1f", p / 1048576}')" \
 		"$(awk -v p="$pst" 'BEGIN {printf "%.1f", p / 1048576}')" \
 		"$ratio" "${ver:--}" "$ws_mb" >>"$B/results.tsv"
-	printf '%s\n' "$ram_mb" >>"$B/results.tsv"
+	printf '%s\t%s\t%s\n' "$ram_mb" "$((zin1 - zin0))" "$((zout1 - zout0))" >>"$B/results.tsv"
 	printf 'bench-%s-%s-r%s\t%s\t%s\t%s\t0\t%s\n' "$cfg" "$wl" "$r" "$([ $st = ok ] && echo pass || echo fail)" \
 		"$([ $st = ok ] && echo 1 || echo 0)" "$([ $st = ok ] && echo 0 || echo 1)" \
 		"$(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%d", b - a}')" >>"$R/summary.tsv"

@@ -53,10 +53,57 @@ def num(v):
         return None
 
 
+def vmstat_delta(d, r, keys):
+    """The /proc/vmstat deltas of one run from its stats-before/after.txt
+    (runs/CFG-WL, -rN from the second run on): for results.tsv files from
+    before the zswpin/zswpout columns."""
+    run = os.path.join(d, "runs", "%s-%s" % (r["config"], r["workload"]))
+    if str(r.get("rep", "1")) != "1":
+        run += "-r%s" % r["rep"]
+
+    def read(name):
+        vals, on = {}, False
+        try:
+            with open(os.path.join(run, name)) as f:
+                for line in f:
+                    if line.startswith("== "):
+                        on = line.strip() == "== vmstat"
+                    elif on:
+                        k, _, v = line.partition(" ")
+                        if k in keys:
+                            vals[k] = int(v)
+        except (OSError, ValueError):
+            return None
+        return vals
+    a, b = read("stats-before.txt"), read("stats-after.txt")
+    if a is None or b is None:
+        return {}
+    return {k: b.get(k, 0) - a.get(k, 0) for k in keys}
+
+
+def swap_counts(d, r):
+    """Pages swapped in and out, wherever they went.  pswpin/pswpout count
+    the I/O of swap devices: for zram and zcache (block devices) every
+    swapped page, pool or not, but for zswap only what reached the disk
+    (6.1 and 6.12: a zswap hit or store returns before the counting; they
+    are zswpin/zswpout).  swpin_all/swpout_all = pswp + zswp compare across
+    rows.  zswap's write-backs (zswpwb) count once more in pswpout."""
+    z = {k: num(r.get(k)) for k in ("zswpin", "zswpout")}
+    if None in z.values():      # a results.tsv without the columns
+        z = vmstat_delta(d, r, ("zswpin", "zswpout"))
+    for k in ("zswpin", "zswpout"):
+        r[k] = ("%d" % z[k]) if k in z else None
+    pin, pout = num(r.get("pswpin")), num(r.get("pswpout"))
+    r["swpin_all"] = ("%d" % (pin + z["zswpin"])) if pin is not None and "zswpin" in z else None
+    r["swpout_all"] = (("%d" % (pout + z["zswpout"])) if pout is not None and "zswpout" in z
+                       else None)
+
+
 def load(d):
     rows = load_rows(d)
     meta = meta_of(d)
     for r in rows:
+        swap_counts(d, r)
         if r["status"] == "ok" and noswap(r):
             r["status"] = "NOSWAP"
         r["runtime"] = num(r["wall_s"])
@@ -86,7 +133,8 @@ def aggregate(rows):
         use = good or rs
         for col in ("wall_s", "user_s", "sys_s", "cpu_busy_s", "iowait_s", "majflt",
                     "disk_read_mib", "disk_write_mib", "disk_reads", "disk_writes",
-                    "pswpin", "pswpout", "oom_kills", "pool_max_mib",
+                    "pswpin", "pswpout", "zswpin", "zswpout", "swpin_all",
+                    "swpout_all", "oom_kills", "pool_max_mib",
                     "stored_at_max_mib", "ratio_at_max", "mib_verified"):
             vals = [num(r.get(col)) for r in use]
             vals = [v for v in vals if v is not None]
@@ -241,6 +289,21 @@ def goal_lines(idx, w, zc, goals):
     return out
 
 
+POLICY_DESC = {
+    "disk": "no pool (fits M)",
+    "wt-keep": "write-through when full, loads keep the copy",
+    "wt-keep-h90": "wt-keep, refusing after full until below 90%: zswap 5.10/6.1",
+    "wt-excl": "write-through when full, exclusive loads",
+    "wt-excl-h90": "wt-excl, refusing after full until below 90%: zcache; zswap 6.12+",
+    "hybrid75": "loads keep the copy below 75% of the limit, exclusive above",
+    "hybrid75-h90": "hybrid75 with the 90% hysteresis",
+    "lru-excl": "exclusive loads, oldest written back when full: zram-wb at best",
+    "lru-excl-h90": "refuse when full, write back oldest to 90%: zswap's shrink worker",
+    "belady": "clairvoyant: the page needed last goes to the disk",
+    "zram-huge": "wt-excl, incompressible pages stored whole: zram",
+}
+
+
 def floor_section(d, idx, configs, workloads):
     """The trace model's floor (floor.json from tests/bench/floor.py)."""
     p = os.path.join(d, "floor.json")
@@ -250,47 +313,74 @@ def floor_section(d, idx, configs, workloads):
         fl = json.load(f).get("workloads", {})
     out = ["## The floor: what the best pool of this size could do\n",
            "tests/bench/floor.py replays the exact page accesses of each memstress run",
-           "(memstress --trace) against LRU RAM, a pool of the run's limit at the measured",
-           "compression ratio, and the disk; RAM's size M is fitted so that the disk-only",
-           "policy reproduces the disk row, then the model predicts the zswap and zram rows",
-           "(their error is the calibration error).  floor = the best LRU-driven pool policy",
-           "(write-through when full or LRU write-back, exclusive loads, clean pages read",
-           "from the disk keep their copy); belady = a clairvoyant pool.  Distance = the",
-           "configuration's measured disk I/O / the floor's (1.00 = at the floor).\n"]
+           "(memstress --trace) against LRU RAM, a pool of the run's limit and the disk.",
+           "Compressible pages take the pool at the measured ratio of compressible pages;",
+           "memstress's incompressible pages (the same hash as the workload) are refused",
+           "by the pool (zswap, zcache) or stored whole (zram).  RAM's size M is fitted so",
+           "that the disk-only policy reproduces the disk row, then the model predicts the",
+           "zswap and zram rows (their error is the calibration error).  floor = the best",
+           "pool policy without foresight (clean pages read from the disk keep their copy);",
+           "belady = a clairvoyant pool.  Distance = the configuration's measured disk I/O /",
+           "the floor's (1.00 = at the floor).\n"]
     dist = {}
     for w in workloads:
         res = fl.get(w)
         if not res:
             continue
+        applies = res.get("applies", True)
         out.append("### %s\n" % w)
-        out.append("Model: %d accesses over %d pages, M = %d pages (%.0f MiB%s), pool %d pages "
-                   "at %.2fx.\n" % (res["accesses"], res["pages"], res["m_pages"],
-                                    res["m_pages"] * 4096 / 1048576,
-                                    ", fitted on the disk row" if res["m_fitted"] else "",
-                                    res["pool_pages"], res["ratio"]))
+        inc = ""
+        if res.get("incompressible_pages") is not None:
+            inc = ", %d of them incompressible (%d%%)" % (res["incompressible_pages"],
+                                                        res.get("incompressible_pct", 0))
+        out.append("Model: %d accesses over %d pages%s, M = %d pages (%.0f MiB%s), pool %s"
+                   "%d compressible pages at %.2fx.\n"
+                   % (res["accesses"], res["pages"], inc, res["m_pages"],
+                      res["m_pages"] * 4096 / 1048576,
+                      ", fitted on the disk row" if res["m_fitted"] else "",
+                      "%.1f MiB: " % (res["pool_bytes"] / 1048576) if res.get("pool_bytes")
+                      else "", res["pool_pages"], res["ratio"]))
         if res.get("disk_mib_at_memavailable") is not None and res.get("m_avail_pages"):
             out.append("(M from MemAvailable before the disk run would be %.0f MiB; the disk "
                        "policy then moves %.1f MiB.)\n"
                        % (res["m_avail_pages"] * 4096 / 1048576, res["disk_mib_at_memavailable"]))
-        out.append("| model policy | disk read MiB | disk write MiB | disk I/O MiB | x disk |")
-        out.append("|---|---|---|---|---|")
+        if not applies:
+            out.append("**The model does not apply to this kernel: no floor is claimed.** "
+                       "It reclaimed with the multi-gen LRU (lru_gen: %s), and the model is "
+                       "one LRU list: its figures below are printed for reference only, and "
+                       "no configuration's distance to them means anything.  A run with "
+                       "`--lru-gen 0` (run.sh) reclaims with the classic two-list LRU the "
+                       "model approximates.\n" % res.get("lru_gen_text", "on"))
+        out.append("| model policy | what it stands for | disk read MiB | disk write MiB "
+                   "| disk I/O MiB | x disk | x wt-excl |")
+        out.append("|---|---|---|---|---|---|---|")
         dm = res["policies"]["disk"]["mib"]
+        we = res["policies"].get("wt-excl", {}).get("mib")
         for pol, v in res["policies"].items():
-            out.append("| %s | %.1f | %.1f | %.1f | %s |" % (
-                pol, v["reads"] * 4096 / 1048576, v["writes"] * 4096 / 1048576, v["mib"],
-                fmt_ratio(ratio(v["mib"], dm))))
+            out.append("| %s | %s | %.1f | %.1f | %.1f | %s | %s |" % (
+                pol, POLICY_DESC.get(pol, ""), v["reads"] * 4096 / 1048576,
+                v["writes"] * 4096 / 1048576, v["mib"],
+                fmt_ratio(ratio(v["mib"], dm)), fmt_ratio(ratio(v["mib"], we))))
         out.append("")
-        out.append("**Floor %.1f MiB (%sx disk); clairvoyant %.1f MiB (%sx disk).**\n" % (
-            res["floor_mib"], fmt_ratio(res["floor_x_disk"]), res["belady_mib"],
-            fmt_ratio(res["belady_x_disk"])))
+        if applies:
+            out.append("**Floor %.1f MiB (%sx disk%s); clairvoyant %.1f MiB (%sx disk).**\n" % (
+                res["floor_mib"], fmt_ratio(res["floor_x_disk"]),
+                ", %s" % res["floor_policy"] if res.get("floor_policy") else "",
+                res["belady_mib"], fmt_ratio(res["belady_x_disk"])))
         if res.get("calibration"):
-            out.append("| calibration row | model policy | measured MiB | model MiB | error |")
+            out.append("| row | model policy | measured MiB | model MiB | error |")
             out.append("|---|---|---|---|---|")
             for cfg, c in res["calibration"].items():
+                note = ""
+                if c.get("fitted"):
+                    note = " (M fitted here)"
+                elif c.get("calibrates") is False:
+                    note = " (its policy's prediction, not a calibration row)"
                 out.append("| %s | %s | %.1f | %.1f | %+.1f%%%s |" % (
-                    cfg, c["policy"], c["measured_mib"], c["model_mib"], c["error_pct"],
-                    " (M fitted here)" if c.get("fitted") else ""))
+                    cfg, c["policy"], c["measured_mib"], c["model_mib"], c["error_pct"], note))
             out.append("")
+        if not applies:
+            continue
         out.append("| config | disk I/O MiB | distance to the floor | to the clairvoyant |")
         out.append("|---|---|---|---|")
         for c in configs:
@@ -357,6 +447,7 @@ def main():
                      ("compressor", "compressor"), ("passes", "passes"),
                      ("repeat", "runs per configuration"),
                      ("cleancache", "cleancache in the kernel"),
+                     ("lru_gen", "multi-gen LRU (/sys/kernel/mm/lru_gen/enabled)"),
                      ("host_load", "host load before the boot"),
                      ("qemu", "QEMU"), ("source", "zcache source (commit)"),
                      ("package", "package")]:
@@ -427,13 +518,16 @@ def main():
     out.append("(user + system + irq, includes compression in kswapd). Pool: largest compressed")
     out.append("pool seen (2 s samples) and stored/pool at that moment. x disk = ratio to the")
     out.append("disk-only row of the same workload (medians). With several runs: median")
-    out.append("(min-max).\n")
+    out.append("(min-max). Swapped in/out: pages the kernel swapped in and out wherever they")
+    out.append("went, pswpin + zswpin / pswpout + zswpout of /proc/vmstat: pswp alone counts a")
+    out.append("zram or zcache pool hit or store but not a zswap one (zswap's share, zswp, in")
+    out.append("brackets); zswap's write-backs count once more.\n")
     for w in workloads:
         ctl = " (control row: no cleancache on this kernel)" if w == "pc" and not cleancache else ""
         out.append("### %s: %s%s\n" % (w, WORKLOAD_DESC.get(w, w), ctl))
         out.append("| config | status | runs | runtime s | x disk | disk read MiB | disk write MiB "
                    "| disk I/O MiB | disk I/O x disk | to floor | CPU s | CPU x disk "
-                   "| pool max MiB | ratio | swap in/out pages | major faults | OOM kills "
+                   "| pool max MiB | ratio | swapped in/out pages | major faults | OOM kills "
                    "| MiB verified |")
         out.append("|" + "---|" * 18)
         base = idx.get((w, "disk"))
@@ -444,15 +538,20 @@ def main():
 
             def x(metric):
                 return fmt_ratio(ratio(r[metric], base[metric])) if ok(base) and ok(r) else "-"
+            if r.get("swpin_all") is not None and r.get("swpout_all") is not None:
+                swp = "%s/%s" % (r["swpin_all"], r["swpout_all"])
+                if (num(r.get("zswpin")) or 0) + (num(r.get("zswpout")) or 0) > 0:
+                    swp += " (zswap %s/%s)" % (r["zswpin"], r["zswpout"])
+            else:
+                swp = "%s/%s (pswp only)" % (r["pswpin"], r["pswpout"])
             out.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s "
-                       "| %s | %s/%s | %s | %s | %s |" % (
+                       "| %s | %s | %s | %s | %s |" % (
                            c, r["status"], r["runs"], spread(r, "runtime"), x("runtime"),
                            r["disk_read_mib"], r["disk_write_mib"], spread(r, "disk_io"),
                            x("disk_io"), fmt_ratio(dist.get((w, c))),
                            spread(r, "cpu"), x("cpu"), r["pool_max_mib"],
                            r["ratio_at_max"] if (num(r["pool_max_mib"]) or 0) >= 1 else "-",
-                           r["pswpin"], r["pswpout"],
-                           r["majflt"], r["oom_kills"], r["mib_verified"]))
+                           swp, r["majflt"], r["oom_kills"], r["mib_verified"]))
         out.append("")
     out.extend(floor_out)
     flags = [ln for ln in open(os.path.join(d, "meta.txt")).read().splitlines()

@@ -13,6 +13,9 @@
 #   --rot auto|0|1    the scratch disk's queue/rotational in the guest (auto:
 #                     0 for ssd, 1 for hdd); zcache0 and zram-wb's zram0 get
 #                     the same value
+#   --lru-gen auto|0|1  the guest's multi-gen LRU (auto: the kernel's
+#                     default, on in Debian from 6.12); floor.py's LRU model
+#                     claims a floor only for a run without it
 #   --mem MIB         guest RAM (default 640)
 #   --configs LIST    comma list (default disk,zswap,zram,zram-wb,zcache-fs,
 #                     zcache; unavailable ones are skipped)
@@ -49,7 +52,7 @@ usage() { sed -n '4,/^[^#]/{/^#/s/^# \{0,1\}//p}' "$0" >&2; exit 2; }
 profile=ssd mem=640 configs=disk,zswap,zram,zram-wb,zcache-fs,zcache workloads=ms2,pc,build
 build_mem=48 build_jobs=3
 ws_pct='' pool_pct=20 comp=lz4 passes=1 install='' quick='' tmo='' name='' publish=''
-repeat='' rot=auto pkgdir=${ZC_PKG_DIR:-$ZC_CACHE/pkg}
+repeat='' rot=auto lru_gen=auto pkgdir=${ZC_PKG_DIR:-$ZC_CACHE/pkg}
 while [ $# -gt 0 ]; do
 	case $1 in
 	--profile) profile=$2; shift 2 ;;
@@ -62,6 +65,7 @@ while [ $# -gt 0 ]; do
 	--passes) passes=$2; shift 2 ;;
 	--repeat) repeat=$2; shift 2 ;;
 	--rot) rot=$2; shift 2 ;;
+	--lru-gen) lru_gen=$2; shift 2 ;;
 	--build-mem) build_mem=$2; shift 2 ;;
 	--build-jobs) build_jobs=$2; shift 2 ;;
 	--pkg-dir) pkgdir=$2; shift 2 ;;
@@ -83,6 +87,7 @@ if [ -n "$quick" ]; then ws_pct=${ws_pct:-120} repeat=${repeat:-1}; fi
 ws_pct=${ws_pct:-150} repeat=${repeat:-3}
 case $repeat in ''|*[!0-9]*) ;; *) tmo=${tmo:-$((7200 * repeat))} ;; esac
 case $rot in auto|0|1) ;; *) zc_die "--rot: auto, 0 or 1" ;; esac
+case $lru_gen in auto|0|1) ;; *) zc_die "--lru-gen: auto, 0 or 1" ;; esac
 case $mem$ws_pct$pool_pct$passes$tmo$repeat$build_mem$build_jobs in *[!0-9]*) zc_die "--mem, --ws-pct, --pool-pct, --passes, --timeout, --repeat take numbers" ;; esac
 case $configs in *[!a-z0-9,-]*) zc_die "--configs: a comma list" ;; esac
 case $workloads in *[!a-z0-9,]*) zc_die "--workloads: a comma list" ;; esac
@@ -106,6 +111,7 @@ scratch_mb=$(( mem * ws_pct / 100 + 512 + mem * 125 / 100 * 12 / 10 + 512 ))
 # the root disk (if=virtio), so /dev/vda is the scratch disk.
 append="root=LABEL=zcroot zcb_configs=$configs zcb_workloads=$workloads zcb_ws_pct=$ws_pct"
 append+=" zcb_pool_pct=$pool_pct zcb_comp=$comp zcb_passes=$passes zcb_repeat=$repeat zcb_rot=$rot"
+append+=" zcb_lru_gen=$lru_gen"
 append+=" zcb_build_mem=$build_mem zcb_build_jobs=$build_jobs"
 # The build's source: Debian's lua5.4 source package, fetched here (the
 # guest has no network) with a private apt configuration (deb-src of
