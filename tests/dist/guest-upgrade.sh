@@ -83,6 +83,7 @@ if [ "$(dpkg-query -W -f='${Version}' zcache-dkms)" = "$cur" ] &&
 	dok "apt-get upgrade 0.1.0 -> $cur ($((t1 - t0)) s): DKMS dropped 0.1.0 and installed $cur for $kver; swap stayed on"
 else
 	dnok "apt-get upgrade 0.1.0 -> $cur # dkms: $st; $(tr '\n' ' ' </proc/swaps)"
+	drun tail -n 60 "/var/lib/dkms/zcache/$cur/build/make.log"
 fi
 
 # 4. reload
