@@ -28,7 +28,7 @@ dsay() { echo "$*" >&3; echo "zc-dist: $*" >/dev/console 2>/dev/null || true; }
 dok() { dn=$((dn + 1)); echo "ok $dn $*" >>"$KTAP"; dsay "ok $dn $*"; }
 dnok() {
 	dn=$((dn + 1)); echo "not ok $dn $*" >>"$KTAP"; dsay "not ok $dn $*"
-	dfailed="$dfailed${dfailed:+,}dist-step-$dn"
+	dfailed="$dfailed${dfailed:+:}dist-step-$dn"
 }
 # drun COMMAND...: echo it and run it, output to the log.
 drun() { dsay "+ $*"; "$@" >&3 2>&1; }
