@@ -58,6 +58,7 @@ dist_finish() {
 		set -- "$ZC_TESTS/dist/$ZC_DIST_THEN"
 		ZC_DIST_THEN=
 		dsay "next: ${1##*/}"
+		# shellcheck source=/dev/null
 		. "$1"
 		exit 1	# not reached
 	fi

@@ -8,5 +8,6 @@
 # the machine loses its toolchain and takes zcache-modules-$(uname -r) and
 # zcache-utils from the repository by name; one KTAP numbering, then the
 # runner's suites of ZC_ONLY (e.g. '30*').  One guest boot instead of two.
+# shellcheck disable=SC2034 # read by dist_finish (guest-lib.sh)
 ZC_DIST_THEN=guest-prebuilt.sh
 . "$ZC_TESTS/dist/guest-rpm-utils.sh"
