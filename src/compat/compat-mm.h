@@ -38,7 +38,12 @@
 /* Short-term mappings. */
 #ifdef HAVE_KMAP_LOCAL_PAGE
 #define zc_kmap_local(page)	kmap_local_page(page)
+#ifdef HAVE_KUNMAP_LOCAL_CONST
 #define zc_kunmap_local(addr)	kunmap_local(addr)
+#else
+/* Its __kunmap_local() takes void *; the mapping is ours to drop. */
+#define zc_kunmap_local(addr)	kunmap_local((void *)(addr))
+#endif
 #elif !defined(CONFIG_HIGHMEM)
 /* 5.10 on 64-bit: every page has a kernel address. */
 #define zc_kmap_local(page)	page_address(page)

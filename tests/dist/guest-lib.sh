@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # tests/dist/guest-lib.sh: what the distribution guest scripts share
-# (guest-upgrade.sh, guest-prebuilt.sh, guest-extra.sh).  They run in a
+# (guest-upgrade.sh, guest-prebuilt.sh, guest-rpm-utils.sh, guest-extra.sh).  They run in a
 # harness guest instead of the runner (vm/run.sh --script dist/NAME.sh),
 # with the repository of tests/dist/repo.sh in the package share
 # (vm/run.sh --apt-repo DIR: /mnt/zc/pkg/repo).  Each step is one KTAP
@@ -15,9 +15,13 @@ REPO=${ZC_PKG:-/mnt/zc/pkg}/repo
 KTAP=$ZC_RESULTS/dist.ktap
 LOG=$ZC_RESULTS/dist.log
 KEYRING=/usr/share/keyrings/zcache-archive-keyring.gpg
-dn=0 dfailed=''
-: >"$KTAP"
-exec 3>>"$LOG"
+# Once per boot: a script chained by ZC_DIST_THEN (dist_finish) sources
+# this again and its steps carry on the numbering.
+if [ -z "${ZC_DIST_STARTED:-}" ]; then
+	ZC_DIST_STARTED=1 dn=0 dfailed=''
+	: >"$KTAP"
+	exec 3>>"$LOG"
+fi
 export DEBIAN_FRONTEND=noninteractive
 # The guest boots with the host's -kernel/-initrd and its disk is a
 # snapshot: regenerating the initramfs (lvm2's trigger) costs minutes
@@ -28,7 +32,7 @@ dsay() { echo "$*" >&3; echo "zc-dist: $*" >/dev/console 2>/dev/null || true; }
 dok() { dn=$((dn + 1)); echo "ok $dn $*" >>"$KTAP"; dsay "ok $dn $*"; }
 dnok() {
 	dn=$((dn + 1)); echo "not ok $dn $*" >>"$KTAP"; dsay "not ok $dn $*"
-	dfailed="$dfailed${dfailed:+,}dist-step-$dn"
+	dfailed="$dfailed${dfailed:+:}dist-step-$dn"
 }
 # drun COMMAND...: echo it and run it, output to the log.
 drun() { dsay "+ $*"; "$@" >&3 2>&1; }
@@ -46,7 +50,18 @@ use_snapshot() {
 }
 APT_Y=(apt-get -y -o Dpkg::Options::=--force-confdef -o Dpkg::Options::=--force-confold)
 
+# dist_finish: with ZC_DIST_THEN=NAME.sh, go on with tests/dist/NAME.sh in
+# the same boot (it ends in dist_finish itself); else hand over to the
+# runner.
 dist_finish() {
+	if [ -n "${ZC_DIST_THEN:-}" ]; then
+		set -- "$ZC_TESTS/dist/$ZC_DIST_THEN"
+		ZC_DIST_THEN=
+		dsay "next: ${1##*/}"
+		# shellcheck source=/dev/null
+		. "$1"
+		exit 1	# not reached
+	fi
 	echo "1..$dn" >>"$KTAP"
 	dsay "dist steps: $dn, failed: ${dfailed:-none}"
 	export ZC_INSTALL=${ZC_DIST_INSTALL:-repo}

@@ -16,7 +16,9 @@ cur=$(cat "$REPO/current")
 kver=$(uname -r)
 signer_want=${ZC_DIST_SIGNER:-zcache-dkms test maintainer key}
 
-# 1. workloads, then no toolchain
+# 1. workloads, then no toolchain (ZC_BIN: the runner's default, which it
+# sets only after this script hands over)
+export ZC_BIN=${ZC_BIN:-/var/tmp/zc-bin}
 mkdir -p "$ZC_BIN"
 for c in "$ZC_TESTS"/workloads/*.c; do
 	drun gcc -O2 -g -Wall -pthread -o "$ZC_BIN/$(basename "$c" .c)" "$c" -lm

@@ -33,6 +33,11 @@ in_swaps() { awk -v p="$1" '$1 == "/dev/zcache0" && $5 == p { f = 1 } END { exit
 
 # 1. install by name
 use_snapshot 0.1.0
+# The fast image has 0.1.0 installed already (from the same .debs, by the
+# image builder): apt then only confirms it against the snapshot.
+how='installed now'
+dpkg-query -W -f='${Status}' zcache-dkms 2>/dev/null | grep -q ' installed$' &&
+	how='in the image already, apt: newest version in the snapshot'
 t0=$(date +%s)
 drun "${APT_Y[@]}" install zcache-dkms zcache-utils lvm2
 t1=$(date +%s)
@@ -44,7 +49,7 @@ drun modprobe zcache
 v_mod=$(cat /sys/module/zcache/version 2>/dev/null)
 if [ "$v_pkg" = 0.1.0 ] && [ "$v_mod" = 0.1.0 ] && [ -n "$origin" ] &&
 	[ "$(dpkg-query -W -f='${Version}' zcache-utils)" = 0.1.0 ]; then
-	dok "apt-get install zcache-dkms zcache-utils by name from the signed 0.1.0 snapshot ($((t1 - t0)) s, ${ZC_INSTALL:-?} image); zcache loads, version $v_mod"
+	dok "apt-get install zcache-dkms zcache-utils by name from the signed 0.1.0 snapshot ($how; $((t1 - t0)) s, ${ZC_INSTALL:-?} image); zcache loads, version $v_mod"
 else
 	dnok "apt-get install by name from the 0.1.0 snapshot # package '$v_pkg', module '$v_mod', origin '$origin'"
 fi
@@ -83,6 +88,7 @@ if [ "$(dpkg-query -W -f='${Version}' zcache-dkms)" = "$cur" ] &&
 	dok "apt-get upgrade 0.1.0 -> $cur ($((t1 - t0)) s): DKMS dropped 0.1.0 and installed $cur for $kver; swap stayed on"
 else
 	dnok "apt-get upgrade 0.1.0 -> $cur # dkms: $st; $(tr '\n' ' ' </proc/swaps)"
+	drun tail -n 60 "/var/lib/dkms/zcache/$cur/build/make.log"
 fi
 
 # 4. reload
