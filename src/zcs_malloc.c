@@ -643,8 +643,8 @@ ZC_EXPORT_SYMBOL(zcs_free);
 /*
  * Looks @slot up and returns its zspage with zspage->lock held for read:
  * the object stays where it is until zcs_obj_unlock().  Inline, so that
- * sparse sees the lock and the unlock in the caller whatever context the
- * kernel's read_lock() carries (none on 6.1's PREEMPT_RT).
+ * sparse sees the lock and the unlock in the caller; the zc_*_held()
+ * helpers give sparse the same context on every kernel flavour.
  */
 static inline struct zcs_zspage *zcs_obj_lock(struct zcs_pool *pool,
 					      unsigned long *slot,
@@ -655,14 +655,14 @@ static inline struct zcs_zspage *zcs_obj_lock(struct zcs_pool *pool,
 	read_lock(&pool->migrate_lock);
 	*loc = READ_ONCE(*slot);
 	zspage = zcs_loc_zspage(*loc);
-	read_lock(&zspage->lock);
+	zc_read_lock_held(&zspage->lock);
 	read_unlock(&pool->migrate_lock);
 	return zspage;
 }
 
 static inline void zcs_obj_unlock(struct zcs_zspage *zspage)
 {
-	read_unlock(&zspage->lock);
+	zc_read_unlock_held(&zspage->lock);
 }
 
 /**

@@ -27,6 +27,13 @@
  *	6.17 and later (Debian 7.2) let only the kernel's own zsmalloc and the
  *	balloon driver own movable pages: ZC_CAN_MIGRATE is 0 and the callers
  *	compile their migration code out.  Both setters need the page lock.
+ *
+ *   zc_read_lock_held(lock) / zc_read_unlock_held(lock)
+ *	read_lock()/read_unlock() of an rwlock held across a function's
+ *	return (annotated __acquires/__releases there).  Under sparse they
+ *	are the context annotation alone: PREEMPT_RT kernels before 6.12
+ *	declare rt_read_lock()/rt_read_unlock() without one, so the count
+ *	sparse sees would depend on the kernel's flavour.
  */
 #ifndef ZCACHE_COMPAT_MM_H
 #define ZCACHE_COMPAT_MM_H
@@ -125,6 +132,15 @@ static inline void *zc_shrinker_private(struct shrinker *s)
 	return container_of(s, struct zc_shrinker, shrinker)->private_data;
 #endif
 }
+
+/* An rwlock read-held across a function boundary; see the header. */
+#ifdef __CHECKER__
+#define zc_read_lock_held(lock)		__acquire(lock)
+#define zc_read_unlock_held(lock)	__release(lock)
+#else
+#define zc_read_lock_held(lock)		read_lock(lock)
+#define zc_read_unlock_held(lock)	read_unlock(lock)
+#endif
 
 /* Driver-owned movable pages. */
 #if defined(HAVE_MOVABLE_OPS)
