@@ -6,7 +6,7 @@
 # runner runs stand-in suites from a temporary tree with ZC_NO_POWEROFF=1 and
 # a fake kernel log.  Checks that a passing suite passes, a skip skips, and
 # each way of failing (not ok with exit 0, non-zero exit, plan mismatch,
-# Bail out!, a kernel splat during the suite, ZC_FORCE_FAIL) fails the run
+# a skip exit after a plan that did not run, no plan, Bail out!, a kernel splat during the suite, ZC_FORCE_FAIL) fails the run
 # and is named in failures.txt, and that the token appears only when
 # everything passed.  `make vm-test-runner`; seconds, no lock.
 set -uo pipefail
@@ -42,6 +42,12 @@ k 16-splat <<'EOS'
 echo "TAP version 13"; echo "1..1"; echo "ok 1 looks fine"
 echo "[  1.0] WARNING: CPU: 0 PID: 1 at fake.c:1 fake_function" >>"$ZC_FAKE_DMESG"
 EOS
+k 17-skiplate <<'EOS'
+echo "TAP version 13"; echo "1..2"; echo "ok 1 one"; exit 4
+EOS
+k 18-noplan <<'EOS'
+echo "TAP version 13"; echo "ok 1 one"; echo "ok 2 two"
+EOS
 
 fails=0
 check() {	# check DESCRIPTION COMMAND...
@@ -58,7 +64,7 @@ run() {	# run NAME [VAR=VALUE...]: one runner pass into $t/NAME
 st() { awk -F'\t' -v s="$2" '$1 == s {print $2}' "$t/$1/summary.tsv"; }
 
 run all
-for s in 12-notok 13-exit 14-plan 15-bail 16-splat; do
+for s in 12-notok 13-exit 14-plan 15-bail 16-splat 17-skiplate 18-noplan; do
 	check "$s fails" test "$(st all $s)" = fail
 	check "$s is named in failures.txt" grep -q "^$s: " "$t/all/failures.txt"
 done
@@ -66,9 +72,11 @@ check "10-pass passes" test "$(st all 10-pass)" = pass
 check "11-skip skips" test "$(st all 11-skip)" = skip
 check "not ok line quoted" grep -q 'second-case-fails' "$t/all/failures.txt"
 check "plan mismatch named" grep -q 'planned 3 tests, ran 2' "$t/all/failures.txt"
+check "a skip after the plan still counts its tests" grep -q '^17-skiplate: planned 2 tests, ran 1' "$t/all/failures.txt"
+check "a suite without a plan is named" grep -q '^18-noplan: printed no KTAP plan' "$t/all/failures.txt"
 check "splat named" grep -q '16-splat: kernel splat: .*WARNING' "$t/all/failures.txt"
 check "no token when a suite failed" test ! -e "$t/all/token"
-check "aggregate KTAP has 7 suites" grep -q '^1\.\.7$' "$t/all/ktap.txt"
+check "aggregate KTAP has 9 suites" grep -q '^1\.\.9$' "$t/all/ktap.txt"
 
 : >"$t/dmesg"
 run good ZC_ONLY='1[01]-*'

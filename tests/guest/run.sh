@@ -195,7 +195,11 @@ for s in "${suites[@]}"; do
 	if grep -q '^Bail out!' "$d/ktap.txt"; then
 		why+=("bailed out"); echo "$n: $(grep -m1 '^Bail out!' "$d/ktap.txt")" >>"$R/failures.txt"
 	fi
-	if [ "$rc" != 4 ] && [ -n "$plan" ] && [ "$plan" != "$ran" ]; then
+	# The plan is checked whatever the exit status: a suite that skipped
+	# (exit 4) after its plan must still account for every test.
+	if [ -z "$plan" ]; then
+		why+=("no plan"); echo "$n: printed no KTAP plan (1..N)" >>"$R/failures.txt"
+	elif [ "$plan" != "$ran" ]; then
 		why+=("planned $plan, ran $ran"); echo "$n: planned $plan tests, ran $ran" >>"$R/failures.txt"
 	fi
 	if splats "$d/dmesg.txt" >"$d/splats.txt"; then
