@@ -55,9 +55,15 @@ fi
 fpr=$(gpg --batch --with-colons --list-secret-keys "$uid" | awk -F: '$1 == "fpr" { print $10; exit }')
 
 # The previous release, from its tag, built once per tag commit.
+# A clone without tags (CI's, a fresh checkout) takes the commit the tag
+# names: the tree as released as 0.1.0, before the 0.2.0 work began.
 tag=v0.1.0
-rev=$(git -C "$top" rev-parse --verify -q "$tag^{commit}") ||
-	zc_die "no tag $tag (git tag -a $tag <the last commit whose debian/changelog says 0.1.0>)"
+rel_0_1_0=96d4d1e6d15f4d80953efcdc092e125cc434d15b
+if ! rev=$(git -C "$top" rev-parse --verify -q "$tag^{commit}"); then
+	rev=$(git -C "$top" rev-parse --verify -q "$rel_0_1_0^{commit}") ||
+		zc_die "no tag $tag and no commit $rel_0_1_0 in $top"
+	zc_log "repo: no tag $tag here; 0.1.0 is its commit ${rev:0:12}"
+fi
 old=$ZC_CACHE/repo-build/0.1.0-${rev:0:12}
 if ! ls "$old"/zcache-dkms_0.1.0_all.deb >/dev/null 2>&1; then
 	w=$ZC_CACHE/work/repo-0.1.0
