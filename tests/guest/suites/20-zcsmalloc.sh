@@ -103,10 +103,13 @@ dmesg | tail -n +"$((mark + 1))" | sed -n 's/^\[[ 0-9.]*\] //; /^zcsmalloc_bench
 echo "suite ${ZC_SUITE:-?} kernel $(uname -r) quick=${ZC_QUICK:-0}" >>"$OUT/bench.txt"
 cat "$OUT/bench.txt" >&2
 ratio=$(sed -n 's/^zcsmalloc_bench: ratio ours\/kernel: //p' "$OUT/bench.txt")
-if [ $bst = ok ] && [ -n "$ratio" ]; then
-	ok "zcsmalloc_bench: $ratio"
+# Both allocators ran the whole workload and every object read back as
+# written ("0 errors"); the ratio line is a figure, not a verdict.
+clean=$(grep -c -E '^zcsmalloc_bench: (ours|kernel) \((zcsmalloc|zsmalloc)\): [0-9]+ ops/s .*, 0 errors$' "$OUT/bench.txt")
+if [ $bst = ok ] && [ "$clean" = 2 ] && [[ $ratio =~ ^throughput\ [0-9.]+x\ density\ [0-9.]+x$ ]]; then
+	ok "zcsmalloc_bench: both allocators, 0 errors; $ratio"
 else
-	nok "zcsmalloc_bench: load $bst, no ratio line"
+	nok "zcsmalloc_bench: load $bst, $clean of 2 allocators ran without errors, ratio '${ratio:-none}'"
 fi
 rmmod zcsmalloc_bench zcsmalloc_test 2>/dev/null
 
@@ -135,10 +138,15 @@ else
 		run "${ZC_PRESSURE[@]}" "$ms" --size-mb "$size" --passes "$passes"; then
 		run cat /proc/swaps /sys/block/zram0/mm_stat
 		used=$(awk '{ print $3 }' /sys/block/zram0/mm_stat)
-		if [ -d /sys/module/zcsmalloc ]; then
-			ok "swap on zram beside zcsmalloc: memstress ${size} MiB x $passes verified"
-		else
+		# The workload must really have swapped to zram: sectors
+		# written (field 7 of the block layer's stat file).
+		wsec=$(awk '{ print $7 }' /sys/block/zram0/stat)
+		if [ ! -d /sys/module/zcsmalloc ]; then
 			nok "swap on zram beside zcsmalloc # zcsmalloc not loaded"
+		elif [ "${wsec:-0}" -gt 0 ]; then
+			ok "swap on zram beside zcsmalloc: memstress ${size} MiB x $passes verified, $((wsec / 8)) pages swapped to zram"
+		else
+			nok "swap on zram beside zcsmalloc # nothing was written to zram0 (the workload never swapped)"
 		fi
 		echo "# zram pool at the end: ${used:-?} bytes" >&2
 	else

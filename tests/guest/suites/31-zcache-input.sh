@@ -30,28 +30,37 @@ cleanup() {
 }
 trap cleanup EXIT
 
-dmesg_lines() { dmesg | wc -l; }
+# kmsg_mark: write a unique marker line to the kernel log and print it.
+# zcache_said MARK: a kernel log line after MARK names zcache (the module's
+# own messages and the kernel's parameter errors carry its name); any other
+# new line (udev, a loop device) does not count.  A marker, not a line
+# count, so that a full log buffer that drops old lines cannot fool it.
+kmsg_mark() {
+	local m="zc31-mark-$$-$(date +%s%N)"
+	echo "$m" >/dev/kmsg
+	echo "$m"
+}
+zcache_said() { dmesg | sed -n "/$1\$/,\$p" | tail -n +2 | grep -q 'zcache'; }
 
 # refuse WHAT ERRNO_TEXT FILE VALUE: writing VALUE (never empty: a write
 # of no bytes never reaches the kernel; a lone newline is "empty") to FILE fails with
 # ERRNO_TEXT ("Invalid argument", "Device or resource busy"), logs a line,
 # and leaves the file's value as it was.  Returns 0 when all hold.
 refuse() {
-	local want=$2 f=$3 v=$4 before after err d0 d1
+	local want=$2 f=$3 v=$4 before after err mark
 	before=$(cat "$f" 2>/dev/null)
-	d0=$(dmesg_lines)
+	mark=$(kmsg_mark)
 	if err=$( (printf '%s' "$v" >"$f") 2>&1); then
 		echo "  accepted '$v' > $f" >&2
 		return 1
 	fi
-	d1=$(dmesg_lines)
 	after=$(cat "$f" 2>/dev/null)
 	case $err in
 	*"$want"*) ;;
 	*) echo "  '$v' > $f: got '${err##*: }', want '$want'" >&2; return 1 ;;
 	esac
-	if [ "$d1" -le "$d0" ]; then
-		echo "  '$v' > $f: refused without a dmesg line" >&2
+	if ! zcache_said "$mark"; then
+		echo "  '$v' > $f: refused without a zcache line in dmesg" >&2
 		return 1
 	fi
 	if [ "$before" != "$after" ]; then
@@ -107,7 +116,7 @@ for arg in num_devices=-1 num_devices=abc num_devices= num_devices=65 \
 	num_devices=99999999999999999999 max_pool_percent=-5 max_pool_percent=101 \
 	max_pool_percent=abc compressor=no-such-compressor compressor= \
 	enabled=maybe same_filled_pages=2; do
-	d0=$(dmesg_lines)
+	mark=$(kmsg_mark)
 	echo "+ modprobe zcache $arg" >&2
 	if modprobe zcache "$arg" >"$W/mp" 2>&1; then
 		bad="$bad $arg(loaded)"
@@ -115,7 +124,7 @@ for arg in num_devices=-1 num_devices=abc num_devices= num_devices=65 \
 		continue
 	fi
 	cat "$W/mp" >&2
-	[ "$(dmesg_lines)" -gt "$d0" ] || bad="$bad $arg(no-dmesg)"
+	zcache_said "$mark" || bad="$bad $arg(no-dmesg)"
 	[ ! -d /sys/module/zcache ] || { bad="$bad $arg(still-loaded)"; modprobe -r zcache 2>/dev/null; }
 done
 if [ -z "$bad" ]; then ok "modprobe with garbage parameters fails, with a dmesg line"
