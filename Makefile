@@ -69,7 +69,8 @@ rpm:
 	cp $$w/RPMS/noarch/*.rpm $$w/SRPMS/*.rpm $(ZC_PKG)/; \
 	zc_rm_tree $$w; ls -l $(ZC_PKG)/*.rpm
 
-## lint            lintian (0 errors, 0 warnings) and rpmlint (0 errors) on the packages
+## lint            lintian (0 errors, 0 warnings) and rpmlint (0 errors) on the packages;
+##                 dkms.conf's kernel range (tests/dist/kernel-range.sh)
 lint: deb rpm
 	@set -uo pipefail; . vm/lib.sh; zc_apt_install lintian rpmlint; rc=0; \
 	echo "== lintian (bookworm) $(ZC_PKG)/zcache_$(ZC_VERSION)_*.changes"; \
@@ -77,6 +78,8 @@ lint: deb rpm
 		echo "lintian: 0 errors, 0 warnings"; else rc=1; fi; \
 	echo "== rpmlint $(ZC_PKG)/zcache-dkms-$(ZC_UPSTREAM)-*.rpm $(ZC_PKG)/zcache-utils-$(ZC_UPSTREAM)-*.rpm"; \
 	rpmlint -r rpm/zcache-dkms.rpmlintrc $(ZC_PKG)/zcache-dkms-$(ZC_UPSTREAM)-*.rpm $(ZC_PKG)/zcache-utils-$(ZC_UPSTREAM)-*.rpm || rc=1; \
+	echo "== dkms.conf: the kernels DKMS may build for"; \
+	tests/dist/kernel-range.sh || rc=1; \
 	exit $$rc
 
 ## matrix          DKMS build of the .deb by apt in bullseye/bookworm/trixie/sid chroots (SUITES=...)

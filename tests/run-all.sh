@@ -11,7 +11,8 @@
 #
 # Steps:
 #   host-deps     install what the host needs (apt-get), build the packages
-#   lint          lintian and rpmlint on the built .deb and .rpm
+#   lint          lintian and rpmlint on the built .deb and .rpm; the
+#                 kernel range of dkms.conf (tests/dist/kernel-range.sh)
 #   matrix        apt install of the .deb in a chroot of each suite: DKMS
 #                 builds there with the suite's compiler; purge leaves
 #                 nothing; W=1 and sparse warnings counted
