@@ -100,7 +100,7 @@ writable_params() {
 
 tap_begin_package
 # The plan comes first, so that the runner notices a test that never ran:
-# 18 fixed tests and one per writable parameter, counted on a first load.
+# 19 fixed tests and one per writable parameter, counted on a first load.
 modprobe -r zcache 2>/dev/null
 if ! modprobe zcache; then
 	echo "Bail out! modprobe zcache failed: cannot count its parameters"
@@ -108,7 +108,7 @@ if ! modprobe zcache; then
 fi
 mapfile -t params < <(writable_params)
 modprobe -r zcache
-echo "1..$((18 + ${#params[@]}))"
+echo "1..$((19 + ${#params[@]}))"
 
 # --- module parameters at load time ---------------------------------------
 bad=''
@@ -132,6 +132,20 @@ else nok "modprobe with garbage parameters fails, with a dmesg line #$bad"; fi
 
 check "modprobe zcache num_devices=2 (valid) works afterwards" \
 	sh -c 'modprobe zcache num_devices=2 && udevadm settle; test -b /dev/zcache0 && test -b /dev/zcache1'
+
+# Reading zcache-control/add creates a device (as zram's hot_add does), so
+# it is root's alone (0600): a user reading every file there, or a grep -r
+# over /sys, must create nothing.
+echo "+ as nobody: cat and grep -r every file under $C" >&2
+ndev0=$(find /sys/block -maxdepth 1 -name 'zcache*' | wc -l)
+setpriv --reuid=65534 --regid=65534 --clear-groups \
+	sh -c "for f in $C/*; do cat \"\$f\"; done; grep -r . $C/" >&2
+ndev1=$(find /sys/block -maxdepth 1 -name 'zcache*' | wc -l)
+if [ "$ndev0" = 2 ] && [ "$ndev1" = "$ndev0" ] && [ "$(stat -c %a "$C/add")" = 600 ]; then
+	ok "an unprivileged user reading every file under $C creates no device (add is 0600)"
+else
+	nok "an unprivileged user reading every file under $C creates no device # devices $ndev0 -> $ndev1, add mode $(stat -c %a "$C/add")"
+fi
 
 # --- module parameters at run time ----------------------------------------
 for f in "${params[@]}"; do
