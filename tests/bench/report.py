@@ -99,10 +99,50 @@ def swap_counts(d, r):
                        else None)
 
 
+# Host cores busy outside QEMU above which a row's times are marked.
+HOST_BUSY = 0.3
+
+
+def host_busy(d, r, samples):
+    """Mean host CPU (cores) taken by other processes than QEMU while the
+    row's workload ran (host-load.txt of run.sh; the row's window is the
+    first and last sample of its pool.txt, in the guest's clock, which is
+    the host's).  None without the files."""
+    run = os.path.join(d, "runs", "%s-%s" % (r["config"], r["workload"]))
+    if r.get("rep", "1") not in ("", "1"):
+        run += "-r" + r["rep"]
+    try:
+        with open(os.path.join(run, "pool.txt")) as f:
+            ts = [int(ln.split()[0]) for ln in f if ln.split()]
+    except (OSError, ValueError):
+        return None
+    if not ts or not samples:
+        return None
+    t0, t1 = min(ts), max(ts)
+    # A sample covers the 5 s before its time stamp.
+    inside = [v for t, v in samples if t0 < t <= t1 + 5]
+    return sum(inside) / len(inside) if inside else None
+
+
+def host_samples(d):
+    out = []
+    try:
+        with open(os.path.join(d, "host-load.txt")) as f:
+            for ln in f:
+                p = ln.split()
+                if len(p) == 2:
+                    out.append((int(p[0]), float(p[1])))
+    except (OSError, ValueError):
+        pass
+    return out
+
+
 def load(d):
     rows = load_rows(d)
     meta = meta_of(d)
+    samples = host_samples(d)
     for r in rows:
+        r["host_busy"] = host_busy(d, r, samples)
         swap_counts(d, r)
         if r["status"] == "ok" and noswap(r):
             r["status"] = "NOSWAP"
@@ -143,7 +183,7 @@ def aggregate(rows):
                 base[col] = ("%d" % m) if m == int(m) and col not in (
                     "wall_s", "ratio_at_max") else ("%.1f" % m if col != "ratio_at_max"
                                                     else "%.2f" % m)
-        for metric in ("runtime", "disk_io", "cpu"):
+        for metric in ("runtime", "disk_io", "cpu", "host_busy"):
             vals = [r[metric] for r in use if r[metric] is not None]
             base[metric] = statistics.median(vals) if vals else None
             base[metric + "_min"] = min(vals) if vals else None
@@ -521,15 +561,19 @@ def main():
     out.append("(min-max). Swapped in/out: pages the kernel swapped in and out wherever they")
     out.append("went, pswpin + zswpin / pswpout + zswpout of /proc/vmstat: pswp alone counts a")
     out.append("zram or zcache pool hit or store but not a zswap one (zswap's share, zswp, in")
-    out.append("brackets); zswap's write-backs count once more.\n")
+    out.append("brackets); zswap's write-backs count once more. Host busy: CPU cores the")
+    out.append("host gave to other processes than this guest's QEMU while the row ran")
+    out.append("(run.sh's 5 s samples, host-load.txt); the guest's runtime and CPU time")
+    out.append("of a row with host busy above %.1f are slowed by the host, not by the" % HOST_BUSY)
+    out.append("configuration, and are marked *.\n")
     for w in workloads:
         ctl = " (control row: no cleancache on this kernel)" if w == "pc" and not cleancache else ""
         out.append("### %s: %s%s\n" % (w, WORKLOAD_DESC.get(w, w), ctl))
         out.append("| config | status | runs | runtime s | x disk | disk read MiB | disk write MiB "
                    "| disk I/O MiB | disk I/O x disk | to floor | CPU s | CPU x disk "
                    "| pool max MiB | ratio | swapped in/out pages | major faults | OOM kills "
-                   "| MiB verified |")
-        out.append("|" + "---|" * 18)
+                   "| MiB verified | host busy |")
+        out.append("|" + "---|" * 19)
         base = idx.get((w, "disk"))
         for c in configs:
             r = idx.get((w, c))
@@ -544,14 +588,17 @@ def main():
                     swp += " (zswap %s/%s)" % (r["zswpin"], r["zswpout"])
             else:
                 swp = "%s/%s (pswp only)" % (r["pswpin"], r["pswpout"])
+            busy = r.get("host_busy_max")
+            star = "*" if busy is not None and busy > HOST_BUSY else ""
             out.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s "
-                       "| %s | %s | %s | %s | %s |" % (
-                           c, r["status"], r["runs"], spread(r, "runtime"), x("runtime"),
+                       "| %s | %s | %s | %s | %s | %s |" % (
+                           c, r["status"], r["runs"], spread(r, "runtime") + star, x("runtime"),
                            r["disk_read_mib"], r["disk_write_mib"], spread(r, "disk_io"),
                            x("disk_io"), fmt_ratio(dist.get((w, c))),
                            spread(r, "cpu"), x("cpu"), r["pool_max_mib"],
                            r["ratio_at_max"] if (num(r["pool_max_mib"]) or 0) >= 1 else "-",
-                           swp, r["majflt"], r["oom_kills"], r["mib_verified"]))
+                           swp, r["majflt"], r["oom_kills"], r["mib_verified"],
+                           spread(r, "host_busy", "%.2f")))
         out.append("")
     out.extend(floor_out)
     flags = [ln for ln in open(os.path.join(d, "meta.txt")).read().splitlines()

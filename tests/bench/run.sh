@@ -137,12 +137,43 @@ vm_args=(--install "$install" --pkg-dir "$pkgdir" --mem "$mem" --scratch "${scra
 	--script bench/guest.sh --name "$name" --timeout "$tmo" --append "$append")
 [ -z "$quick" ] || vm_args+=(--quick)
 
+# The host's CPU taken by anything but QEMU, every 5 s: "EPOCH CORES"
+# (busy jiffies of /proc/stat minus those of the qemu-system processes).
+# Under TCG a busy host slows the guest's clock-time work unevenly, so the
+# report shows per row how busy the host was while it ran.
+host_cpu() {
+	local q=0 p f
+	for p in $(pgrep -f '^qemu-system'); do
+		read -r -a f <"/proc/$p/stat" 2>/dev/null || continue
+		q=$((q + f[13] + f[14]))
+	done
+	awk -v q="$q" -v t="$(date +%s)" \
+		'$1 == "cpu" {print t, $2 + $3 + $4 + $7 + $8 + $9, q; exit}' /proc/stat
+}
+host_load_sampler() {
+	local hz t0 b0 q0 t1 b1 q1
+	hz=$(getconf CLK_TCK)
+	read -r t0 b0 q0 < <(host_cpu)
+	while sleep 5; do
+		read -r t1 b1 q1 < <(host_cpu)
+		awk -v t="$t1" -v d=$(((b1 - b0) - (q1 - q0))) -v dt=$((t1 - t0)) -v hz="$hz" \
+			'BEGIN {if (dt > 0) printf "%d %.2f\n", t, (d < 0 ? 0 : d) / (dt * hz)}'
+		t0=$t1 b0=$b1 q0=$q1
+	done
+}
+
 load0=$(cut -d' ' -f1-3 /proc/loadavg)
 zc_log "benchmark $name: $suite, ${mem} MiB RAM, profile $profile, configs $configs, workloads $workloads"
+mkdir -p "$ZC_CACHE/work"
+hl=$ZC_CACHE/work/host-load-$name.$$
+host_load_sampler >"$hl" &
+hl_pid=$!
 rc=0
 "$repo/vm/run.sh" "${vm_args[@]}" "$suite" || rc=$?
+kill "$hl_pid" 2>/dev/null; wait "$hl_pid" 2>/dev/null
 out=$ZC_CACHE/results/$name/bench
 [ -f "$out/results.tsv" ] || zc_die "the guest wrote no results (logs: $ZC_CACHE/logs/$name)"
+mv "$hl" "$out/host-load.txt"
 # what the guest cannot know: the host's side of the run
 {
 	echo "host_load: $load0 before the boot, $(cut -d' ' -f1-3 /proc/loadavg) after (1/5/15 min)"
@@ -161,7 +192,7 @@ if [ -n "$publish" ]; then
 	rm -rf "$pub"
 	mkdir -p "$pub"
 	cp "$out"/report.md "$out"/results.tsv "$out"/meta.txt "$out"/*.png "$pub"/
-	cp "$out"/floor.json "$out"/floor.txt "$pub"/ 2>/dev/null || true
+	cp "$out"/floor.json "$out"/floor.txt "$out"/host-load.txt "$pub"/ 2>/dev/null || true
 	zc_log "published to $pub (commit it with its docs/bench/README.md line)"
 fi
 exit "$rc"
