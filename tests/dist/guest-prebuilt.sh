@@ -31,6 +31,9 @@ toolchain() {
 drun apt-get -y purge $(toolchain)
 drun apt-get -y autoremove --purge
 left=$(toolchain | tr '\n' ' ')
+# This shell ran gcc above: forget its remembered path, or command -v
+# would still name /usr/bin/gcc after the purge.
+hash -r
 if [ -z "$left" ] && ! command -v gcc cc dkms make >/dev/null && [ ! -e "/lib/modules/$kver/build" ]; then
 	dok "no dkms, gcc, cpp, make or kernel headers on the machine"
 else
