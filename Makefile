@@ -84,15 +84,15 @@ lint: deb rpm
 
 ## matrix          DKMS build of the .deb by apt in bullseye/bookworm/trixie/sid chroots (SUITES=...)
 matrix: deb
-	@tests/matrix.sh $(SUITES)
+	@tests/dkms-matrix.sh $(SUITES)
 
 ## matrix-rt       the matrix for the PREEMPT_RT kernels (linux-headers-rt-amd64; SUITES=..., default bookworm trixie)
 matrix-rt: deb
-	@tests/matrix.sh --flavour rt $(or $(SUITES),bookworm trixie)
+	@tests/dkms-matrix.sh --flavour rt $(or $(SUITES),bookworm trixie)
 
 ## matrix-flavours the matrix for the -rt and -cloud kernels of every suite (SUITES=...); a warning fails it
 matrix-flavours: deb
-	@rc=0; for f in rt cloud; do tests/matrix.sh --flavour $$f $(SUITES) || rc=1; done; exit $$rc
+	@rc=0; for f in rt cloud; do tests/dkms-matrix.sh --flavour $$f $(SUITES) || rc=1; done; exit $$rc
 
 ## lifecycle       upgrade from 0.1.0 (built from the tag v0.1.0), remove, purge, reinstall, module signer, in bookworm and bullseye chroots (SUITES=...)
 lifecycle: deb
@@ -100,15 +100,15 @@ lifecycle: deb
 
 ## check           W=1 + sparse per suite, checkpatch on the host (SUITES=...)
 check:
-	@tests/matrix.sh --check $(SUITES)
+	@tests/dkms-matrix.sh --check $(SUITES)
 
 ## checkpatch      scripts/checkpatch.pl --no-tree -f on src/ (from Debian's linux-source)
 checkpatch:
-	@tests/matrix.sh --checkpatch
+	@tests/dkms-matrix.sh --checkpatch
 
 ## modules         build the modules in a copy of src/: SUITE=bookworm (chroot) or KDIR=<build tree>
 modules:
-	@tests/matrix.sh --modules $(if $(SUITE),--suite $(SUITE)) $(if $(KDIR),--kdir $(KDIR))
+	@tests/dkms-matrix.sh --modules $(if $(SUITE),--suite $(SUITE)) $(if $(KDIR),--kdir $(KDIR))
 
 ## clean           remove packaging work trees and build droppings in src/
 clean:

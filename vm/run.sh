@@ -238,7 +238,7 @@ kargs+=" log_buf_len=8M"
 rm -rf "$work/tests"
 cp -a "$repo/tests" "$work/tests"
 # The sources of the test modules, which the package does not ship: the
-# guest builds them (tests/guest/lib.sh, test_modules_build).
+# guest builds them (tests/guest/ktap-lib.sh, test_modules_build).
 mkdir "$work/tests/zcache-src"
 (cd "$repo/src" && tar --exclude-vcs --exclude-vcs-ignores -cf - .) |
 	tar -C "$work/tests/zcache-src" -xf -

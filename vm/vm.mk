@@ -21,18 +21,18 @@ vm-image:
 ##                 package, boot the suite's VM, install it, run the guest
 ##                 suites; prints a table (VM_ARGS= more vm/run.sh options)
 vm-test: $(call vm_pkg_target,$(INSTALL))
-	vm/matrix.sh --install $(INSTALL) $(VM_ARGS) $(SUITE)
+	vm/guest-matrix.sh --install $(INSTALL) $(VM_ARGS) $(SUITE)
 
 ## vm-matrix       vm-test on all four suites, one after the other
 ##                 (INSTALL=fast by default; QUICK=0 for the long tests)
 vm-matrix: $(call vm_pkg_target,$(INSTALL))
-	vm/matrix.sh --install $(INSTALL) $(if $(filter 1,$(QUICK)),--quick) $(VM_ARGS) $(ZC_VM_SUITES)
+	vm/guest-matrix.sh --install $(INSTALL) $(if $(filter 1,$(QUICK)),--quick) $(VM_ARGS) $(ZC_VM_SUITES)
 
 ## vm-upgrade-test kernel upgrade: bookworm with the package, then the -cloud
 ##                 kernel (DKMS must build for it by itself); boot it and load
 ##                 the modules
 vm-upgrade-test: deb
-	vm/matrix.sh --install fast --kernel-flavour cloud $(VM_ARGS) bookworm
+	vm/guest-matrix.sh --install fast --kernel-flavour cloud $(VM_ARGS) bookworm
 
 ## vm-cleancache-test  bullseye with the package, then the test kernel
 ##                 5.10-zc-cleancache (CONFIG_CLEANCACHE=y, vm/testkernel.sh;
@@ -40,7 +40,7 @@ vm-upgrade-test: deb
 ##                 suite quick, 34-zcache-cleancache included, with a 2 GiB
 ##                 scratch disk (VM_ARGS= more vm/run.sh options)
 vm-cleancache-test: deb
-	vm/matrix.sh --install fast --test-kernel cleancache --quick --scratch 2G:none \
+	vm/guest-matrix.sh --install fast --test-kernel cleancache --quick --scratch 2G:none \
 		--timeout 3600 $(VM_ARGS) bullseye
 
 ## vm-debug-test   bookworm with the package, then the test kernel
@@ -56,7 +56,7 @@ vm-cleancache-test: deb
 ##                 docs/reliability.md.)
 vm-debug-test: deb
 	ZC_SUITE_TIMEOUT=$${ZC_SUITE_TIMEOUT:-9000} ZC_TIME_SCALE=$${ZC_TIME_SCALE:-4} \
-		vm/matrix.sh --install fast --test-kernel debug --quick --scratch 2G:none \
+		vm/guest-matrix.sh --install fast --test-kernel debug --quick --scratch 2G:none \
 		--timeout 10800 $(VM_ARGS) bookworm
 
 ## vm-harness-catch  prove the harness fails runs: a test forced to fail
@@ -74,10 +74,10 @@ vm-test-runner:
 vm-fixture:
 	vm/fixture/build.sh
 vm-fixture-test: vm-fixture
-	vm/matrix.sh --pkg-dir $(ZC_CACHE)/pkg-fixture --only '0*' --install fast $(SUITE)
-	vm/matrix.sh --pkg-dir $(ZC_CACHE)/pkg-fixture --only '0*' --install cloud $(SUITE)
-	vm/matrix.sh --pkg-dir $(ZC_CACHE)/pkg-fixture --only '0*' --install rpm $(SUITE)
-	vm/matrix.sh --pkg-dir $(ZC_CACHE)/pkg-fixture --only '0*' --install fast --kernel-flavour cloud bookworm
+	vm/guest-matrix.sh --pkg-dir $(ZC_CACHE)/pkg-fixture --only '0*' --install fast $(SUITE)
+	vm/guest-matrix.sh --pkg-dir $(ZC_CACHE)/pkg-fixture --only '0*' --install cloud $(SUITE)
+	vm/guest-matrix.sh --pkg-dir $(ZC_CACHE)/pkg-fixture --only '0*' --install rpm $(SUITE)
+	vm/guest-matrix.sh --pkg-dir $(ZC_CACHE)/pkg-fixture --only '0*' --install fast --kernel-flavour cloud bookworm
 
 ## vm-clean-images remove the cached test images (not the rootfs trees)
 vm-clean-images:

@@ -28,7 +28,7 @@ if ! grep -q -E '(^| )zcshare=(9p|disk)( |$)' /proc/cmdline && [ "${ZC_NO_POWERO
 fi
 DMESG=${ZC_DMESG_CMD:-dmesg}
 export ZC_TESTS=${ZC_TESTS:-$(cd "$(dirname "$0")/.." && pwd)}
-. "$ZC_TESTS/guest/lib.sh" || exit 2	# mem_avail_mb, kmemleak_scan
+. "$ZC_TESTS/guest/ktap-lib.sh" || exit 2	# mem_avail_mb, kmemleak_scan
 R=${ZC_RESULTS:?ZC_RESULTS must name the writable results directory}
 export ZC_BIN=${ZC_BIN:-/var/tmp/zc-bin}
 export ZC_SUITE=${ZC_SUITE:-unknown} ZC_QUICK=${ZC_QUICK:-}

@@ -7,7 +7,7 @@
 # kernel-upgrade runs: DKMS's kernel hook built them for the new kernel).
 # KTAP on stdout; commands and their output on stderr.
 set -u
-. "$ZC_TESTS/guest/lib.sh"
+. "$ZC_TESTS/guest/ktap-lib.sh"
 
 tap_begin_package
 kver=$(uname -r)

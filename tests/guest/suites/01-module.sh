@@ -5,7 +5,7 @@
 # kernel's own zram and zswap, and leave no warning taint behind.
 # KTAP on stdout; commands and their output on stderr.
 set -u
-. "$ZC_TESTS/guest/lib.sh"
+. "$ZC_TESTS/guest/ktap-lib.sh"
 loaded() { [ -d "/sys/module/$1" ]; }
 
 cleanup() { modprobe -r zcache zcsmalloc 2>/dev/null || true; }

@@ -15,7 +15,7 @@
 #  7. no oops/warning/lockup taint
 # KTAP on stdout; commands and their output on stderr.
 set -u
-. "$ZC_TESTS/guest/lib.sh"
+. "$ZC_TESTS/guest/ktap-lib.sh"
 OUT=${ZC_OUT:-/tmp}
 DBG=/sys/kernel/debug
 zram_dev=
@@ -44,7 +44,7 @@ taint_mark
 mountpoint -q $DBG || mount -t debugfs none $DBG 2>/dev/null
 
 # 1. self-test
-# The test modules are built here, not shipped (lib.sh).
+# The test modules are built here, not shipped (ktap-lib.sh).
 test_modules_build || echo "test modules: build failed" >&2
 args=()
 [ -z "${ZC_QUICK:-}" ] || args=(quick=1 ops=60000)

@@ -12,12 +12,12 @@
 #   - a backing device ($ZC_SCRATCH_DEV, else a loop device): incompressible
 #     pages and written-back cold pages reach it and read back verified
 #   - swap on /dev/zcache0 over the backing device under a verified memory
-#     workload ($ZC_BIN/memstress, in a memory cgroup: lib.sh zc_pressure)
+#     workload ($ZC_BIN/memstress, in a memory cgroup: ktap-lib.sh zc_pressure)
 #     with max_pool_percent=10: the pool, sampled during the run, never
 #     exceeds 10% of RAM and the rest reaches the backing device
 # KTAP on stdout; commands and their output on stderr.
 set -u
-. "$ZC_TESTS/guest/lib.sh"
+. "$ZC_TESTS/guest/ktap-lib.sh"
 
 DEV=/dev/zcache0
 S=/sys/block/zcache0/zcache

@@ -10,7 +10,7 @@
 # afterwards; no oops (the harness checks the kernel log too).
 # KTAP on stdout; commands and their output on stderr.
 set -u
-. "$ZC_TESTS/guest/lib.sh"
+. "$ZC_TESTS/guest/ktap-lib.sh"
 
 P=/sys/module/zcache/parameters
 C=/sys/class/zcache-control

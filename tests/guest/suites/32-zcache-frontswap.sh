@@ -6,14 +6,14 @@
 #  1. frontswap=1 registers the backend (the module pins itself)
 #  2. swap on a disk (a swap file on the root fs, or the scratch disk)
 #  3. a verified memory workload ($ZC_BIN/memstress, swapping in a memory
-#     cgroup: lib.sh zc_pressure) passes
+#     cgroup: ktap-lib.sh zc_pressure) passes
 #  4. the stats show pages stored, loaded back, a compression ratio > 1
 #  5. the pool stays within max_pool_percent (sampled during the run)
 #  6. swapoff drops every page of the area (stored_pages back to 0)
 #  7. no oops/warning/lockup taint
 # KTAP on stdout; commands and their output on stderr.
 set -u
-. "$ZC_TESTS/guest/lib.sh"
+. "$ZC_TESTS/guest/ktap-lib.sh"
 OUT=${ZC_OUT:-/tmp}
 G=/sys/kernel/zcache
 P=/sys/module/zcache/parameters

@@ -17,7 +17,7 @@
 #  8. no oops/warning/lockup taint
 # KTAP on stdout; commands and their output on stderr.
 set -u
-. "$ZC_TESTS/guest/lib.sh"
+. "$ZC_TESTS/guest/ktap-lib.sh"
 OUT=${ZC_OUT:-/tmp}
 G=/sys/kernel/zcache
 P=/sys/module/zcache/parameters
@@ -51,7 +51,7 @@ else
 fi
 
 # 2. self-test
-# The test modules are built here, not shipped (lib.sh).
+# The test modules are built here, not shipped (ktap-lib.sh).
 test_modules_build || echo "test modules: build failed" >&2
 mark=$(dmesg | wc -l)
 echo "+ modprobe zcache_test" >&2

@@ -20,7 +20,7 @@
 # KTAP on stdout; commands and their output on stderr; the figures as '# '
 # diagnostic lines and in $ZC_OUT/cleancache-stats.txt.
 set -u
-. "$ZC_TESTS/guest/lib.sh"
+. "$ZC_TESTS/guest/ktap-lib.sh"
 diag() { echo "# $*"; }
 OUT=${ZC_OUT:-/tmp}
 G=/sys/kernel/zcache

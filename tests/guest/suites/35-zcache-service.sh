@@ -26,7 +26,7 @@
 # 13. no oops/warning/lockup taint
 # KTAP on stdout; commands and their output on stderr.
 set -u
-. "$ZC_TESTS/guest/lib.sh"
+. "$ZC_TESTS/guest/ktap-lib.sh"
 CONF=/etc/zcache/swap.conf
 UNIT=zcache-swap.service
 DEV=/dev/zcache0

@@ -20,7 +20,7 @@
 # device ($ZC_SCRATCH_DEV, else a loop device).
 # KTAP on stdout; commands and their output on stderr.
 set -u
-. "$ZC_TESTS/guest/lib.sh"
+. "$ZC_TESTS/guest/ktap-lib.sh"
 
 DEV=/dev/zcache0
 S=/sys/block/zcache0/zcache

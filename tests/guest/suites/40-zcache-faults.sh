@@ -49,7 +49,7 @@
 # ZC_QUICK=1: smaller workloads, 20 load/unload cycles instead of 100.
 # KTAP on stdout; commands and their output on stderr.
 set -u
-. "$ZC_TESTS/guest/lib.sh"
+. "$ZC_TESTS/guest/ktap-lib.sh"
 say() { echo "# $*" >&2; }
 note() { echo "# $*"; echo "# $*" >&2; }
 
@@ -101,7 +101,7 @@ eio() {
 	case $err in *"Input/output error"*) return 0 ;; esac
 	return 1
 }
-# The page I/O functions of lib.sh and eio, for sh -c.
+# The page I/O functions of ktap-lib.sh and eio, for sh -c.
 zc_io_fn eio
 # dm_load TABLE: replace the dm device's table at run time.
 dm_load() {

@@ -1,13 +1,13 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# tests/matrix.sh [SUITE...]              the DKMS build matrix (make matrix)
-# tests/matrix.sh --flavour F [SUITE...]  the same for kernel flavour F
-#                                         (rt: make matrix-rt)
-# tests/matrix.sh --check [SUITE...]      W=1 + sparse per suite, then checkpatch
-# tests/matrix.sh --checkpatch            checkpatch.pl --no-tree -f on src/
-# tests/matrix.sh --modules [--suite S] [--kdir DIR]
-#                                         build the modules in a copy of src/
+# tests/dkms-matrix.sh [SUITE...]             the DKMS build matrix (make matrix)
+# tests/dkms-matrix.sh --flavour F [SUITE...]  the same for kernel flavour F
+#                                             (rt: make matrix-rt)
+# tests/dkms-matrix.sh --check [SUITE...]     W=1 + sparse per suite, then checkpatch
+# tests/dkms-matrix.sh --checkpatch           checkpatch.pl --no-tree -f on src/
+# tests/dkms-matrix.sh --modules [--suite S] [--kdir DIR]
+#                                             build the modules in a copy of src/
 #
 # Matrix, per suite (default: bullseye bookworm trixie sid): in a throw-away
 # overlay chroot of the suite's cached root filesystem (vm/rootfs.sh,

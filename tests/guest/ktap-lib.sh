@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
-# tests/guest/lib.sh: what the guest suites share.  Sourced by a suite:
-#   . "$ZC_TESTS/guest/lib.sh"
+# tests/guest/ktap-lib.sh: what the guest suites share.  Sourced by a suite:
+#   . "$ZC_TESTS/guest/ktap-lib.sh"
 # Suites print KTAP on stdout and their commands on stderr.  The runner
 # (run.sh) sources it too, for mem_avail_mb and kmemleak_scan.
 

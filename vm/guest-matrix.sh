@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# vm/matrix.sh [vm/run.sh options] SUITE...: run vm/run.sh for each suite in
+# vm/guest-matrix.sh [vm/run.sh options] SUITE...: run vm/run.sh for each suite in
 # turn (one guest at a time), show progress, and print the table: suite,
 # kernel, install path, tests passed/failed/skipped, wall time, result.
 # The table is also written to $ZC_CACHE/results/matrix-DATE.tsv.  Exit
