@@ -411,6 +411,13 @@ stats_dump() { # everything worth keeping about the state now
 		echo "== zswap"; grep . /sys/kernel/debug/zswap/* 2>/dev/null
 		echo "== zram"; grep . /sys/block/zram0/mm_stat /sys/block/zram0/io_stat /sys/block/zram0/bd_stat 2>/dev/null
 		echo "== zcache"; grep -r . /sys/kernel/zcache /sys/block/zcache0/zcache /sys/kernel/debug/zcache 2>/dev/null
+		# zcsmalloc's totals (compacted pages among them) and the
+		# kernel's zsmalloc pools (zswap's, zram's): where pool CPU goes
+		echo "== zcsmalloc"; grep . /sys/kernel/debug/zcsmalloc/stats 2>/dev/null
+		echo "== zsmalloc"; grep -r . /sys/kernel/debug/zsmalloc 2>/dev/null
+		# time stalled on memory, I/O and CPU (PSI, where the kernel has it)
+		echo "== pressure"; grep . /proc/pressure/* 2>/dev/null
+		echo "== stat"; grep '^cpu' /proc/stat
 	} >"$1"
 }
 
