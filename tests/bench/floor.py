@@ -53,8 +53,9 @@ The floor is the best of the policies without foresight (all but belady
 and zram-huge); belady is the clairvoyant bound below it.  Modelled rows:
 disk = disk, zswap = wt-keep-h90 on 5.10/6.1, wt-excl-h90 from 6.3 on
 (lru-excl-h90 with its shrinker on), zram = zram-huge, zram-wb =
-lru-excl, zcache = wt-excl-h90 (its present policy; a prediction, not
-part of the calibration).
+lru-excl, zcache = wt-excl (its policy since 4afcedf: a write-through
+pool refuses only at the limit, no hysteresis; wt-excl-h90 before; a
+prediction, not part of the calibration).
 
 Calibration: M is not known exactly (the kernel, the shell and the page
 cache share RAM with the workload).  It is fitted so that the disk policy
@@ -448,7 +449,7 @@ POLICIES = OrderedDict([
 FLOOR_POLICIES = ("wt-keep", "wt-keep-h90", "wt-excl", "wt-excl-h90", "hybrid75",
                   "hybrid75-h90", "lru-excl", "lru-excl-h90")
 MODELLED = {"disk": "disk", "zram": "zram-huge", "zram-wb": "lru-excl",
-            "zcache": "wt-excl-h90"}
+            "zcache": "wt-excl"}
 
 
 def compressible_ratio(rows, wl, pct):
