@@ -170,7 +170,7 @@ host_load_sampler >"$hl" &
 hl_pid=$!
 rc=0
 "$repo/vm/run.sh" "${vm_args[@]}" "$suite" || rc=$?
-kill "$hl_pid" 2>/dev/null; wait "$hl_pid" 2>/dev/null
+kill "$hl_pid" 2>/dev/null; wait "$hl_pid" 2>/dev/null || true	# 143: killed
 out=$ZC_CACHE/results/$name/bench
 [ -f "$out/results.tsv" ] || zc_die "the guest wrote no results (logs: $ZC_CACHE/logs/$name)"
 mv "$hl" "$out/host-load.txt"
