@@ -173,3 +173,15 @@ check_pool_limit() {
 		nok "pool over its limit in $over samples: peak $peak, limit $2"
 	fi
 }
+
+# kmsg_mark: write a unique marker line to the kernel log and print it.
+# zcache_said MARK: a kernel log line after MARK names zcache (the module's
+# own messages and the kernel's parameter errors carry its name); any other
+# new line (udev, a loop device) does not count.  A marker, not a line
+# count, so that a full log buffer that drops old lines cannot fool it.
+kmsg_mark() {
+	local m="zc-mark-$$-$(date +%s%N)"
+	echo "$m" >/dev/kmsg
+	echo "$m"
+}
+zcache_said() { dmesg | sed -n "/$1\$/,\$p" | tail -n +2 | grep -q 'zcache'; }

@@ -30,17 +30,6 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# kmsg_mark: write a unique marker line to the kernel log and print it.
-# zcache_said MARK: a kernel log line after MARK names zcache (the module's
-# own messages and the kernel's parameter errors carry its name); any other
-# new line (udev, a loop device) does not count.  A marker, not a line
-# count, so that a full log buffer that drops old lines cannot fool it.
-kmsg_mark() {
-	local m="zc31-mark-$$-$(date +%s%N)"
-	echo "$m" >/dev/kmsg
-	echo "$m"
-}
-zcache_said() { dmesg | sed -n "/$1\$/,\$p" | tail -n +2 | grep -q 'zcache'; }
 
 # refuse WHAT ERRNO_TEXT FILE VALUE: writing VALUE (never empty: a write
 # of no bytes never reaches the kernel; a lone newline is "empty") to FILE fails with

@@ -594,26 +594,25 @@ fi
 ###############################################################################
 # e) bad input not tried by 31-zcache-input
 ###############################################################################
-# refuse DESCRIPTION ERRNO_TEXT FILE VALUE: refused with ERRNO_TEXT, one
-# more dmesg line, the file's value unchanged.
+# refuse DESCRIPTION ERRNO_TEXT FILE VALUE: refused with ERRNO_TEXT, a
+# kernel log line naming zcache, the file's value unchanged.
 refuse() {
-	local d=$1 want=$2 f=$3 v=$4 before after err d0 d1
+	local d=$1 want=$2 f=$3 v=$4 before after err mark
 	settle
 	before=$(cat "$f" 2>/dev/null)
-	d0=$(dmesg_lines)
+	mark=$(kmsg_mark)
 	echo "+ echo '$v' > $f" >&2
 	if err=$( (printf '%s' "$v" >"$f") 2>&1); then
 		nok "$d # accepted"
 		return
 	fi
-	d1=$(dmesg_lines)
 	after=$(cat "$f" 2>/dev/null)
 	echo "  $err; dmesg: $(dmesg | tail -n 1)" >&2
 	case $err in
 	*"$want"*) ;;
 	*) nok "$d # got '${err##*: }', want '$want'"; return ;;
 	esac
-	if [ "$d1" -le "$d0" ]; then nok "$d # no dmesg line"; return; fi
+	if ! zcache_said "$mark"; then nok "$d # no zcache line in dmesg"; return; fi
 	if [ "$before" != "$after" ]; then nok "$d # value changed: '$before' -> '$after'"; return; fi
 	ok "$d: $want, $(dmesg | tail -n 1 | sed 's/^\[[ 0-9.]*\] //' | cut -c1-100)"
 }
