@@ -47,6 +47,9 @@
 #   vm-debug      bookworm booted on the test kernel 6.1-zc-debug (KASAN,
 #                 lockdep, kmemleak): every guest suite quick; any report
 #                 fails it (full list only; slow under TCG)
+#   vm-cleancache-debug  bullseye on 5.10-zc-cleancache-debug: the same
+#                 checkers with the frontswap and cleancache front ends
+#                 (full list only; slow under TCG)
 
 set -uo pipefail
 
@@ -62,7 +65,7 @@ cd "$(dirname "$0")/.."
 default_steps="host-deps lint matrix vm-quick-bookworm harness-catch"
 full_steps="host-deps lint matrix matrix-rt lifecycle vm-bookworm
 	vm-bullseye vm-trixie vm-sid vm-rt-bookworm vm-rt-trixie vm-cloud vm-rpm
-	vm-upgrade harness-catch vm-cleancache vm-debug"
+	vm-upgrade harness-catch vm-cleancache vm-debug vm-cleancache-debug"
 case "$*" in
 '') steps=$default_steps ;;
 full) steps=$full_steps ;;
@@ -87,6 +90,7 @@ step_cmd() {
 	vm-upgrade) echo "make vm-upgrade-test" ;;
 	vm-cleancache) echo "make vm-cleancache-test" ;;
 	vm-debug) echo "make vm-debug-test" ;;
+	vm-cleancache-debug) echo "make vm-cleancache-debug-test" ;;
 	harness-catch) echo "make vm-test-runner vm-harness-catch" ;;
 	vm-*)
 		zc_check_suite "${1#vm-}" || return 1

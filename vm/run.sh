@@ -89,7 +89,8 @@ case $install in fast|cloud|rpm|none) ;; *) zc_die "--install: fast, cloud, rpm 
 # A test kernel: its .debs (built once, cached by vm/testkernel.sh).
 if [ -n "$tkernel" ]; then
 	[ -z "$kdebdir" ] || zc_die "--test-kernel or --kernel-debs, not both"
-	case $tkernel in cleancache|debug) ;; *) zc_die "--test-kernel: cleancache or debug" ;; esac
+	case $tkernel in cleancache|debug|cleancache-debug) ;;
+	*) zc_die "--test-kernel: cleancache, debug or cleancache-debug" ;; esac
 	kdebdir=$("$here/testkernel.sh" "$tkernel") || zc_die "vm/testkernel.sh $tkernel failed"
 fi
 if [ -n "$kdebdir" ]; then
@@ -293,7 +294,7 @@ fi
 # the initramfs gave up waiting for the root disk after 180 s.  Wait up to
 # 10 min.  (acpi=noirq avoids the _PRT calls but stalled the boot: no
 # output and no share mounted for 10 min after the root disk appeared.)
-[ "$tkernel" != debug ] || kargs+=" rootdelay=600"
+case $tkernel in *debug) kargs+=" rootdelay=600" ;; esac
 [ -z "$append" ] || kargs+=" $append"
 qemu+=(-append "$kargs")
 printf '%q ' timeout "$tmo" "${qemu[@]}" >"$logdir/qemu-cmdline.txt"; echo >>"$logdir/qemu-cmdline.txt"

@@ -11,11 +11,14 @@
 #   debug       bookworm 6.1 with KASAN, lockdep (PROVE_LOCKING), kmemleak,
 #               DEBUG_ATOMIC_SLEEP and fault injection (FAILSLAB,
 #               FAIL_PAGE_ALLOC)
+#   cleancache-debug  bullseye 5.10 with both: the frontswap and cleancache
+#               front ends under the same checkers
 #
 # The configuration starts from Debian's own config of that kernel,
 # trimmed with localmodconfig to the modules a test guest loads
-# (vm/testkernel/guest-modules), plus the flavour's fragment
-# (vm/testkernel/FLAVOUR.config).  Outputs, cached under
+# (vm/testkernel/guest-modules), plus common.config and the flavour's
+# fragments (vm/testkernel/*.config, below); the release ends in
+# -zc-FLAVOUR.  Outputs, cached under
 # $ZC_CACHE/testkernel/FLAVOUR-HASH/ (HASH covers the recipe):
 #   linux-image-*.deb linux-headers-*.deb  and  kernel.release
 # Prints that directory on stdout.  Runs at nice 19: it takes a while.
@@ -25,22 +28,26 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 
-usage() { echo "usage: $0 {cleancache|debug}" >&2; exit 2; }
+usage() { echo "usage: $0 {cleancache|debug|cleancache-debug}" >&2; exit 2; }
 [ $# -eq 1 ] || usage
 flavour=$1
 case $flavour in
-cleancache) suite=bullseye srcpkg=linux-source-5.10 ;;
-debug) suite=bookworm srcpkg=linux-source-6.1 ;;
+cleancache) suite=bullseye srcpkg=linux-source-5.10 frags=cleancache ;;
+debug) suite=bookworm srcpkg=linux-source-6.1 frags='checks debug' ;;
+cleancache-debug) suite=bullseye srcpkg=linux-source-5.10 frags='cleancache checks' ;;
 *) usage ;;
 esac
 
 kdir=$here/testkernel
-frag=$kdir/$flavour.config
-[ -f "$frag" ] || zc_die "missing $frag"
+fragfiles=()
+for f in $frags; do
+	[ -f "$kdir/$f.config" ] || zc_die "missing $kdir/$f.config"
+	fragfiles+=("$kdir/$f.config")
+done
 rootfs=$("$here/rootfs.sh" "$suite")
 # The rootfs by its name (its own content hash), not its path: cache
 # lanes ($ZC_CACHE elsewhere, testkernel/ linked) share the kernels.
-hash=$(cat "$0" "$frag" "$kdir/common.config" "$kdir/guest-modules" |
+hash=$(cat "$0" "${fragfiles[@]}" "$kdir/common.config" "$kdir/guest-modules" |
 	{ cat; echo "${rootfs##*/}"; } | sha256sum | cut -c1-12)
 out=$ZC_CACHE/testkernel/$flavour-$hash
 if [ -f "$out/kernel.release" ]; then
@@ -63,7 +70,7 @@ zc_log "test kernel $flavour: building $srcpkg in a $suite chroot (20-60 min on 
 cat >"$build/build.sh" <<'EOF'
 #!/bin/bash
 set -euo pipefail
-flavour=$1 srcpkg=$2
+flavour=$1 srcpkg=$2; shift 2
 apt-get update -q
 apt-get install -y -q --no-install-recommends "$srcpkg" bc bison flex \
 	libssl-dev libelf-dev cpio rsync kmod build-essential fakeroot debhelper \
@@ -82,8 +89,11 @@ cp "/boot/config-$kver" .config
 awk '!/^#/ { for (i = 1; i <= NF; i++) print $i, 0, 0 }' /kcfg/guest-modules |
 	{ echo "Module Size Used"; cat; } >/tmp/lsmod
 yes '' | make LSMOD=/tmp/lsmod localmodconfig >/dev/null 2>&1 || true
-scripts/kconfig/merge_config.sh -m .config /kcfg/common.config \
-	"/kcfg/$flavour.config" >/dev/null
+frags=(/kcfg/common.config)
+for f in "$@"; do frags+=("/kcfg/$f.config"); done
+echo "CONFIG_LOCALVERSION=\"-zc-$flavour\"" >/tmp/localversion.config
+frags+=(/tmp/localversion.config)
+scripts/kconfig/merge_config.sh -m .config "${frags[@]}" >/dev/null
 make olddefconfig >/dev/null
 # Every option the fragments ask for must have survived olddefconfig.
 bad=0
@@ -93,7 +103,7 @@ while read -r line; do
 		echo "config: wanted '$line', got '$(grep "^${line%%=*}=" .config || echo unset)'" >&2
 		bad=1
 	fi
-done < <(cat /kcfg/common.config "/kcfg/$flavour.config" | grep -v '^# ')
+done < <(cat "${frags[@]}" | grep -v '^# ')
 [ $bad -eq 0 ] || exit 1
 echo "building: $(make -s kernelrelease)"
 nice -n 19 make -j"$(nproc)" bindeb-pkg LOCALVERSION= \
@@ -109,7 +119,7 @@ chmod +x "$build/build.sh"
 start=$SECONDS
 if ! "$here/chroot.sh" --bind "$build:/build" --bind "$out:/out" \
 	--bind "$kdir:/kcfg" "$rootfs" -- \
-	/build/build.sh "$flavour" "$srcpkg" >"$log" 2>&1; then
+	/build/build.sh "$flavour" "$srcpkg" $frags >"$log" 2>&1; then
 	tail -n 40 "$log" >&2
 	zc_die "test kernel $flavour failed (log: $log)"
 fi

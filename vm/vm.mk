@@ -11,7 +11,8 @@ ZC_VM_SUITES := bullseye bookworm trixie sid
 vm_pkg_target = $(if $(filter rpm,$(1)),rpm,$(if $(filter none,$(1)),,deb))
 
 .PHONY: vm-image vm-test vm-matrix vm-upgrade-test vm-harness-catch vm-test-runner \
-	vm-fixture vm-fixture-test vm-clean-images vm-cleancache-test vm-debug-test
+	vm-fixture vm-fixture-test vm-clean-images vm-cleancache-test vm-debug-test \
+	vm-cleancache-debug-test
 
 ## vm-image        build (or reuse) the test image of SUITE=<suite>
 vm-image:
@@ -58,6 +59,17 @@ vm-debug-test: deb
 	ZC_SUITE_TIMEOUT=$${ZC_SUITE_TIMEOUT:-9000} ZC_TIME_SCALE=$${ZC_TIME_SCALE:-4} \
 		vm/guest-matrix.sh --install fast --test-kernel debug --quick --scratch 2G:none \
 		--timeout 10800 $(VM_ARGS) bookworm
+
+## vm-cleancache-debug-test  bullseye on the test kernel
+##                 5.10-zc-cleancache-debug: cleancache and frontswap (the
+##                 two front ends only 5.10 has) under the debug kernel's
+##                 checkers; every guest suite quick, 32 and 34 included;
+##                 any KASAN/lockdep/kmemleak report fails the run (limits
+##                 as vm-debug-test)
+vm-cleancache-debug-test: deb
+	ZC_SUITE_TIMEOUT=$${ZC_SUITE_TIMEOUT:-9000} ZC_TIME_SCALE=$${ZC_TIME_SCALE:-4} \
+		vm/guest-matrix.sh --install fast --test-kernel cleancache-debug --quick \
+		--scratch 2G:none --timeout 10800 $(VM_ARGS) bullseye
 
 ## vm-harness-catch  prove the harness fails runs: a test forced to fail
 ##                 (ZC_FORCE_FAIL), a kernel WARNING, a timeout
