@@ -61,6 +61,7 @@
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/mutex.h>
+#include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/sysfs.h>
@@ -1023,13 +1024,21 @@ static ssize_t zcache_blk_writeback_store(struct device *d, struct device_attrib
 }
 ZCACHE_BLK_ATTR_RW(writeback);
 
-/* Write back up to N of the coldest pages now (1 to 1M at a time). */
+/*
+ * Write back up to N of the coldest pages now (1 to 1M at a time), in
+ * batches: dev->lock keeps the pool alive across one batch only, so a
+ * reset or an attribute write waits for at most one batch of writes, not
+ * for a million of them.  A reset between batches ends the loop; so does
+ * a fatal signal.
+ */
+#define ZCACHE_BLK_WB_BATCH	256U
+
 static ssize_t zcache_blk_writeback_pages_store(struct device *d,
 						struct device_attribute *attr,
 						const char *buf, size_t len)
 {
 	struct zcache_blk_dev *dev = zcache_blk_dev_of(d);
-	unsigned int nr;
+	unsigned int nr, left;
 	long done;
 
 	if (kstrtouint(buf, 10, &nr) || nr == 0 || nr > (1U << 20)) {
@@ -1038,21 +1047,28 @@ static ssize_t zcache_blk_writeback_pages_store(struct device *d,
 			1U << 20);
 		return -EINVAL;
 	}
-	mutex_lock(&dev->lock);
-	if (!zcache_blk_initialized(dev) || !dev->backing.bdev ||
-	    !dev->writeback) {
+	for (left = nr; left; left -= min(left, ZCACHE_BLK_WB_BATCH)) {
+		mutex_lock(&dev->lock);
+		if (!zcache_blk_initialized(dev) || !dev->backing.bdev ||
+		    !dev->writeback) {
+			mutex_unlock(&dev->lock);
+			if (left < nr)
+				break;	/* reset or switched off meanwhile */
+			pr_warn("%s: writeback_pages: needs a backing device, writeback=1 and a disksize\n",
+				zcache_blk_name(dev));
+			return -EINVAL;
+		}
+		done = zcache_pool_writeback(dev->pool,
+					     min(left, ZCACHE_BLK_WB_BATCH));
 		mutex_unlock(&dev->lock);
-		pr_warn("%s: writeback_pages: needs a backing device, writeback=1 and a disksize\n",
-			zcache_blk_name(dev));
-		return -EINVAL;
-	}
-	/* dev->lock keeps the pool alive; the I/O path does not take it. */
-	done = zcache_pool_writeback(dev->pool, nr);
-	mutex_unlock(&dev->lock);
-	if (done < 0) {
-		pr_warn("%s: writeback_pages: write-back failed: %ld\n",
-			zcache_blk_name(dev), done);
-		return done;
+		if (done < 0) {
+			pr_warn("%s: writeback_pages: write-back failed: %ld\n",
+				zcache_blk_name(dev), done);
+			return done;
+		}
+		if (!done || fatal_signal_pending(current))
+			break;	/* nothing cold left, or the writer is dying */
+		cond_resched();
 	}
 	return len;
 }
