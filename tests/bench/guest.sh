@@ -96,6 +96,7 @@ build_jobs=$(cmdline_word zcb_build_jobs 3)
 build_src=$ZC_TESTS/bench/.cache/lua.tar.gz
 rot_want=$(cmdline_word zcb_rot auto)
 lru_gen_want=$(cmdline_word zcb_lru_gen auto)
+perf_want=$(cmdline_word zcb_perf 0)
 # ZC_QUICK: smaller sets unless the command line names them
 if [ "${ZC_QUICK:-}" = 1 ]; then
 	ws_pct=$(cmdline_word zcb_ws_pct 120) pc_pct=$(cmdline_word zcb_pc_pct 110)
@@ -153,6 +154,21 @@ for c in "$ZC_TESTS"/workloads/*.c; do
 		finish
 	fi
 done
+
+# ---- perf (zcb_perf=1): Debian's linux-perf, fetched by run.sh --perf ----
+perf_on=''
+if [ "$perf_want" = 1 ]; then
+	if dpkg -i "$ZC_TESTS"/bench/.cache/perf-"${ZC_SUITE:-}"/*.deb >"$B/perf-install.log" 2>&1 &&
+	   perf --version >>"$B/perf-install.log" 2>&1; then
+		perf_on=1
+		echo 0 >/proc/sys/kernel/kptr_restrict
+		echo -1 >/proc/sys/kernel/perf_event_paranoid
+		echo "perf: $(perf --version), every run profiled system-wide (perf record -a -g -F 199)" >>"$B/meta.txt"
+	else
+		fail bench-setup "zcb_perf=1: linux-perf does not install (bench/perf-install.log)"
+		finish
+	fi
+fi
 
 # ---- the scratch disk: partition 1 swap, partition 2 the pagecache files ----
 dev=${ZC_SCRATCH_DEV:-}
@@ -442,6 +458,30 @@ cols="suite kernel profile config workload rep status rc wall_s user_s sys_s cpu
 echo "$cols" | tr ' ' '\t' >"$B/results.tsv"
 
 all_ok=1
+# perf_start / perf_stop: a system-wide profile of one run (zcb_perf=1),
+# kept as text: the symbols (kernel, modules, user) with their share of
+# the samples, flat and by caller; the raw data is dropped (tens of MiB).
+# The profile costs every configuration alike; compare shares, not times.
+perf_start() {
+	perf record -a -g -F 199 -o "$RUN/perf.data" >"$RUN/perf-record.log" 2>&1 &
+	perf_pid=$!
+	sleep 1
+}
+perf_stop() {
+	kill -INT "$perf_pid" 2>/dev/null
+	wait "$perf_pid" 2>/dev/null
+	perf report -i "$RUN/perf.data" --stdio --no-children --sort dso,sym \
+		--percent-limit 0.5 -g none >"$RUN/perf-flat.txt" 2>/dev/null
+	perf report -i "$RUN/perf.data" --stdio --children --sort sym \
+		--percent-limit 2 -g none >"$RUN/perf-children.txt" 2>/dev/null
+	perf report -i "$RUN/perf.data" --stdio --no-children --sort comm \
+		-g none >"$RUN/perf-comm.txt" 2>/dev/null
+	# who calls the hottest symbols: each one's call chains, callee first
+	perf report -i "$RUN/perf.data" --stdio --no-children --sort sym \
+		--percent-limit 2 -g callee,2,0 >"$RUN/perf-callers.txt" 2>/dev/null
+	rm -f "$RUN/perf.data" "$RUN/perf.data.old"
+}
+
 run_one() { # CFG WL REP
 	local cfg=$1 wl=$2 r=$3 cmd rc=0 t0 t1 io0 io1 cpu0 cpu1 sp sout st
 	local in0 out0 oom0 in1 out1 oom1 pmax pst ratio ver user sys majflt sampler
@@ -458,10 +498,12 @@ run_one() { # CFG WL REP
 	sampler=$!
 	echo "$cmd" >"$RUN/cmd.txt"
 	say "  $cfg/$wl#$r: $cmd"
+	[ -z "$perf_on" ] || perf_start
 	t0=$(date +%s.%N)
 	# shellcheck disable=SC2086
 	timeout -k 10 "$WL_TIMEOUT" $cmd >"$RUN/out.txt" 2>"$RUN/err.txt" || rc=$?
 	t1=$(date +%s.%N)
+	[ -z "$perf_on" ] || perf_stop
 	echo "$(date +%s) $("pool_$cfg")" >>"$RUN/pool.txt"
 	kill "$sampler" 2>/dev/null; wait "$sampler" 2>/dev/null
 	read -r -a io1 < <(disk_io "$dname")

@@ -38,6 +38,10 @@
 #   --quick           smaller sets (ZC_QUICK=1)
 #   --timeout SEC     hard limit of the boot (default 7200 per repeat)
 #   --name NAME       run name (default bench-SUITE-PROFILE-DATE)
+#   --perf            profile every run system-wide in the guest (Debian's
+#                     linux-perf of SUITE, fetched here once into
+#                     tests/bench/.cache): runs/CFG-WL/perf-*.txt; it
+#                     slows every row alike, so read shares, not times
 #   --publish         copy the report into docs/bench/SUITE-PROFILE/ (the
 #                     committed reference reports; commit them by hand)
 # Prints the report's summary line; exit status 0 only when the guest run
@@ -52,7 +56,7 @@ usage() { sed -n '4,/^[^#]/{/^#/s/^# \{0,1\}//p}' "$0" >&2; exit 2; }
 profile=ssd mem=640 configs=disk,zswap,zram,zram-wb,zcache-fs,zcache workloads=ms2,pc,build
 build_mem=48 build_jobs=3
 ws_pct='' pool_pct=20 comp=lz4 passes=1 install='' quick='' tmo='' name='' publish=''
-repeat='' rot=auto lru_gen=auto pkgdir=${ZC_PKG_DIR:-$ZC_CACHE/pkg}
+repeat='' rot=auto lru_gen=auto perf='' pkgdir=${ZC_PKG_DIR:-$ZC_CACHE/pkg}
 while [ $# -gt 0 ]; do
 	case $1 in
 	--profile) profile=$2; shift 2 ;;
@@ -74,6 +78,7 @@ while [ $# -gt 0 ]; do
 	--timeout) tmo=$2; shift 2 ;;
 	--name) name=$2; shift 2 ;;
 	--publish) publish=1; shift ;;
+	--perf) perf=1; shift ;;
 	-h|--help) usage ;;
 	-*) echo "unknown option $1" >&2; usage ;;
 	*) break ;;
@@ -133,6 +138,22 @@ case ",$workloads," in *,build,*)
 	fi
 	;;
 esac
+# perf for the guest: linux-perf and what it needs, downloaded in a chroot
+# of SUITE (the same archive as the image) into tests/bench/.cache, which
+# vm/run.sh copies into the guest with tests/.
+if [ -n "$perf" ]; then
+	pdir=$here/.cache/perf-$suite
+	if ! ls "$pdir"/linux-perf*.deb >/dev/null 2>&1; then
+		zc_log "fetching linux-perf of $suite for --perf"
+		rootfs=$("$repo/vm/rootfs.sh" "$suite")
+		mkdir -p "$pdir"
+		"$repo/vm/chroot.sh" --bind "$pdir:/out" "$rootfs" -- sh -c \
+			'apt-get update -qq && apt-get install -y -q --download-only --no-install-recommends -o Dir::Cache::archives=/out linux-perf >/dev/null' ||
+			zc_die "cannot download linux-perf for $suite"
+		rm -rf "$pdir/partial" "$pdir/lock"
+	fi
+	append+=" zcb_perf=1"
+fi
 vm_args=(--install "$install" --pkg-dir "$pkgdir" --mem "$mem" --scratch "${scratch_mb}M:$profile"
 	--script bench/guest.sh --name "$name" --timeout "$tmo" --append "$append")
 [ -z "$quick" ] || vm_args+=(--quick)
