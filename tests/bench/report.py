@@ -53,13 +53,19 @@ def num(v):
         return None
 
 
-def vmstat_delta(d, r, keys):
-    """The /proc/vmstat deltas of one run from its stats-before/after.txt
-    (runs/CFG-WL, -rN from the second run on): for results.tsv files from
-    before the zswpin/zswpout columns."""
+def run_dir(d, r):
+    """The folder of one run of results.tsv: runs/CFG-WL, with -rN from
+    the second run on (guest.sh's naming)."""
     run = os.path.join(d, "runs", "%s-%s" % (r["config"], r["workload"]))
-    if str(r.get("rep", "1")) != "1":
+    if str(r.get("rep", "1")) not in ("", "1"):
         run += "-r%s" % r["rep"]
+    return run
+
+
+def vmstat_delta(d, r, keys):
+    """The /proc/vmstat deltas of one run from its stats-before/after.txt:
+    for results.tsv files from before the zswpin/zswpout columns."""
+    run = run_dir(d, r)
 
     def read(name):
         vals, on = {}, False
@@ -108,11 +114,8 @@ def host_busy(d, r, samples):
     row's workload ran (host-load.txt of run.sh; the row's window is the
     first and last sample of its pool.txt, in the guest's clock, which is
     the host's).  None without the files."""
-    run = os.path.join(d, "runs", "%s-%s" % (r["config"], r["workload"]))
-    if r.get("rep", "1") not in ("", "1"):
-        run += "-r" + r["rep"]
     try:
-        with open(os.path.join(run, "pool.txt")) as f:
+        with open(os.path.join(run_dir(d, r), "pool.txt")) as f:
             ts = [int(ln.split()[0]) for ln in f if ln.split()]
     except (OSError, ValueError):
         return None
