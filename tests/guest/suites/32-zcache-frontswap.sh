@@ -11,6 +11,11 @@
 #  5. the pool stays within max_pool_percent (sampled during the run)
 #  6. swapoff drops every page of the area (stored_pages back to 0)
 #  7. no oops/warning/lockup taint
+#  8. (first, where the kernel has fault injection: the debug test kernels)
+#     loads of zcache with frontswap=1 in which the Nth allocation fails:
+#     each failed load leaves nothing behind, in particular no frontswap
+#     hook into the freed module (a later swap-out would jump into it: the
+#     workload of 3 and the kernel-log check catch that)
 # KTAP on stdout; commands and their output on stderr.
 set -u
 . "$ZC_TESTS/guest/ktap-lib.sh"
@@ -42,9 +47,64 @@ if [ ! -e $P/frontswap ]; then
 	echo "1..0 # SKIP frontswap is not available to modules on $(uname -r)"
 	exit 4
 fi
-echo "1..7"
+echo "1..8"
 taint_mark
 PAGE=$(getconf PAGESIZE)
+
+# 8 (run first: it needs zcache unloaded, and a load with frontswap=1 pins
+# it).  /proc/thread-self/fail-nth fails the Nth fault-injection point of
+# one thread; failslab and fail_page_alloc must not skip GFP_KERNEL or
+# order-0 allocations for the points to be module loading's.  A clean load
+# without frontswap counts the points; then about 150 loads, failing at
+# points spread over that count, until one succeeds.
+FI=/sys/kernel/debug
+mountpoint -q $FI || mount -t debugfs none $FI 2>/dev/null
+fi_load() { # N PARAMS: one load; prints failnth_load's line
+	"$ZC_BIN/failnth_load" "$W/zcache.ko" "$2" "$1"
+}
+if [ -e /proc/thread-self/fail-nth ] && [ -d $FI/failslab ] && [ -d $FI/fail_page_alloc ] &&
+   [ -x "$ZC_BIN/failnth_load" ] && modprobe -r zcache 2>/dev/null && [ ! -d /sys/module/zcache ]; then
+	ko=$(modinfo -n zcache)
+	case $ko in
+	*.xz) xz -dc "$ko" >"$W/zcache.ko" ;;
+	*.zst) zstd -dcq "$ko" >"$W/zcache.ko" ;;
+	*) cp "$ko" "$W/zcache.ko" ;;
+	esac
+	modprobe zcsmalloc
+	fi0="$(cat $FI/failslab/ignore-gfp-wait) $(cat $FI/fail_page_alloc/ignore-gfp-wait) $(cat $FI/fail_page_alloc/min-order)"
+	echo N >$FI/failslab/ignore-gfp-wait
+	echo N >$FI/fail_page_alloc/ignore-gfp-wait
+	echo 0 >$FI/fail_page_alloc/min-order
+	big=1000000
+	left=$(fi_load $big "" | sed -n 's/.* left=//p')
+	points=$((big - ${left:-$big}))
+	rmmod zcache 2>/dev/null
+	step=$((points / 150 + 1)) nth=1 failed_loads=0 residue='' errs='' end=''
+	echo "+ $points fault points in a load; failing every ${step}th with frontswap=1" >&2
+	while [ "$points" -gt 0 ] && [ $nth -le $((points + 8)) ]; do
+		line=$(fi_load $nth "frontswap=1"); rc=$?
+		[ $rc -eq 2 ] && { residue="failnth_load: setup error"; break; }
+		if [ $rc -eq 0 ]; then end="point $nth: loaded ($line)"; break; fi
+		failed_loads=$((failed_loads + 1))
+		errs="$errs $(echo "$line" | sed -n 's/.*errno=\([0-9]*\).*/\1/p')"
+		[ ! -d /sys/module/zcache ] || { residue="point $nth: /sys/module/zcache left after a failed load"; break; }
+		nth=$((nth + step))
+	done
+	read -r a b c <<<"$fi0"
+	echo "$a" >$FI/failslab/ignore-gfp-wait
+	echo "$b" >$FI/fail_page_alloc/ignore-gfp-wait
+	echo "$c" >$FI/fail_page_alloc/min-order
+	errs=$(echo $errs | tr ' ' '\n' | sort -n | uniq -c | awk '{printf "%s%sx errno %s", s, $1, $2; s=", "}')
+	echo "# fault-injected loads: $failed_loads failed ($errs); ${end:-no load succeeded}" >&2
+	if [ "$points" -gt 0 ] && [ $failed_loads -gt 0 ] && [ -z "$residue" ] && [ -n "$end" ]; then
+		ok "fault-injected loads with frontswap=1: $failed_loads of ${points} points failed the load, each leaving nothing loaded ($errs); then $end"
+	else
+		nok "fault-injected loads with frontswap=1 # points=$points failed=$failed_loads ${residue:-} ${end:-no successful load}"
+	fi
+	[ -d /sys/module/zcache ] || modprobe zcache >&2
+else
+	skip "fault-injected loads with frontswap=1" "no fault injection (fail-nth, failslab, fail_page_alloc: the debug test kernels have them)"
+fi
 
 # zswap is a frontswap backend too: keep it out of the measurement.
 if [ -w $Z ]; then
