@@ -374,6 +374,7 @@ splat_re='Oops|BUG:|WARNING:|Kernel panic|general protection fault|Call Trace:|p
 # buffer or a panic lost), minus the harness's own progress lines.
 grep -v -E '^#|^$' "$repo/tests/guest/dmesg-ignore.txt" >"$work/ignore" || true
 if cat "$share/dmesg.txt" "$logdir/console.log" 2>/dev/null | tr -d '\r' |
+	awk -f "$repo/tests/guest/fault-window.awk" |
 	grep -a -v -E 'zc-(run|guest):' | grep -a -E "$splat_re" |
 	grep -a -v -E -f "$work/ignore" -e '^$' >"$logdir/splats.txt"; then
 	reasons+=("kernel splat in the guest log: $(head -n 1 "$logdir/splats.txt" | tr -d '\r' | cut -c1-160)")

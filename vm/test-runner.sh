@@ -6,7 +6,9 @@
 # runner runs stand-in suites from a temporary tree with ZC_NO_POWEROFF=1 and
 # a fake kernel log.  Checks that a passing suite passes, a skip skips, and
 # each way of failing (not ok with exit 0, non-zero exit, plan mismatch,
-# a skip exit after a plan that did not run, no plan, Bail out!, a kernel splat during the suite, ZC_FORCE_FAIL) fails the run
+# a skip exit after a plan that did not run, no plan, Bail out!, a kernel splat during the suite, a report inside a
+# fault-injection window, ZC_FORCE_FAIL) fails the run, while the stack dump of an injected allocation failure
+# inside such a window does not,
 # and is named in failures.txt, and that the token appears only when
 # everything passed.  `make vm-test-runner`; seconds, no lock.
 set -uo pipefail
@@ -18,7 +20,7 @@ S=$t/tests/guest/suites
 mkdir -p "$S"
 : >"$t/dmesg"
 echo '# none' >"$t/tests/guest/dmesg-ignore.txt"
-cp "$here/../tests/guest/ktap-lib.sh" "$t/tests/guest/"
+cp "$here/../tests/guest/ktap-lib.sh" "$here/../tests/guest/fault-window.awk" "$t/tests/guest/"
 k() { cat >"$S/$1.sh"; }
 k 10-pass <<'EOS'
 echo "TAP version 13"; echo "1..2"; echo "ok 1 one"; echo "ok 2 two"
@@ -48,6 +50,26 @@ EOS
 k 18-noplan <<'EOS'
 echo "TAP version 13"; echo "ok 1 one"; echo "ok 2 two"
 EOS
+k 19-fiwindow <<'EOS'
+echo "TAP version 13"; echo "1..1"; echo "ok 1 injected failures reported"
+{ echo "[  2.0] zc-fault-window: begin 19"
+  echo "[  2.1] vmalloc error: size 8192, failed to allocate pages"
+  echo "[  2.1] Call Trace:"
+  echo "[  2.2] zc-fault-window: end"; } >>"$ZC_FAKE_DMESG"
+EOS
+k 20-fiwindow-kasan <<'EOS'
+echo "TAP version 13"; echo "1..1"; echo "ok 1 looks fine"
+{ echo "[  3.0] zc-fault-window: begin 20"
+  echo "[  3.1] BUG: KASAN: use-after-free in fake_function"
+  echo "[  3.1] Call Trace:"
+  echo "[  3.2] zc-fault-window: end"; } >>"$ZC_FAKE_DMESG"
+EOS
+k 21-trace-after-window <<'EOS'
+echo "TAP version 13"; echo "1..1"; echo "ok 1 looks fine"
+{ echo "[  4.0] zc-fault-window: begin 21"
+  echo "[  4.1] zc-fault-window: end"
+  echo "[  4.2] Call Trace:"; } >>"$ZC_FAKE_DMESG"
+EOS
 
 fails=0
 check() {	# check DESCRIPTION COMMAND...
@@ -64,22 +86,24 @@ run() {	# run NAME [VAR=VALUE...]: one runner pass into $t/NAME
 st() { awk -F'\t' -v s="$2" '$1 == s {print $2}' "$t/$1/summary.tsv"; }
 
 run all
-for s in 12-notok 13-exit 14-plan 15-bail 16-splat 17-skiplate 18-noplan; do
+for s in 12-notok 13-exit 14-plan 15-bail 16-splat 17-skiplate 18-noplan 20-fiwindow-kasan 21-trace-after-window; do
 	check "$s fails" test "$(st all $s)" = fail
 	check "$s is named in failures.txt" grep -q "^$s: " "$t/all/failures.txt"
 done
 check "10-pass passes" test "$(st all 10-pass)" = pass
 check "11-skip skips" test "$(st all 11-skip)" = skip
+check "19-fiwindow: a stack dump inside a fault-injection window passes" test "$(st all 19-fiwindow)" = pass
+check "20-fiwindow-kasan: a KASAN report inside the window is named" grep -q '^20-fiwindow-kasan: kernel splat: .*KASAN' "$t/all/failures.txt"
 check "not ok line quoted" grep -q 'second-case-fails' "$t/all/failures.txt"
 check "plan mismatch named" grep -q 'planned 3 tests, ran 2' "$t/all/failures.txt"
 check "a skip after the plan still counts its tests" grep -q '^17-skiplate: planned 2 tests, ran 1' "$t/all/failures.txt"
 check "a suite without a plan is named" grep -q '^18-noplan: printed no KTAP plan' "$t/all/failures.txt"
 check "splat named" grep -q '16-splat: kernel splat: .*WARNING' "$t/all/failures.txt"
 check "no token when a suite failed" test ! -e "$t/all/token"
-check "aggregate KTAP has 9 suites" grep -q '^1\.\.9$' "$t/all/ktap.txt"
+check "aggregate KTAP has 12 suites" grep -q '^1\.\.12$' "$t/all/ktap.txt"
 
 : >"$t/dmesg"
-run good ZC_ONLY='1[01]-*'
+run good ZC_ONLY='@(1[01]|19)-*'
 check "token when everything passed" grep -qx 'ZC-TESTS-PASSED id-good' "$t/good/token"
 
 run forced ZC_ONLY='10-*' ZC_FORCE_FAIL=harness-canary

@@ -185,3 +185,11 @@ kmsg_mark() {
 	echo "$m"
 }
 zcache_said() { dmesg | sed -n "/$1\$/,\$p" | tail -n +2 | grep -q 'zcache'; }
+
+# fi_window_begin / fi_window_end: allocations fail on purpose between the
+# two (fault injection); the splat checks skip the stack dumps of the
+# kernel's allocation-failure reports there, and nothing else
+# (tests/guest/fault-window.awk).  Call fi_window_end from the suite's
+# EXIT trap too: a window left open would last to the end of the log.
+fi_window_begin() { echo "zc-fault-window: begin $1" >/dev/kmsg; }
+fi_window_end() { echo "zc-fault-window: end" >/dev/kmsg 2>/dev/null || true; }

@@ -40,7 +40,10 @@ mkdir -p "$R/suites" "$ZC_BIN" "${ZC_RUN_TMP:-/run}"
 IGNORE=${ZC_RUN_TMP:-/run}/zc-dmesg-ignore
 grep -v -E '^#|^$' "$ZC_TESTS/guest/dmesg-ignore.txt" >"$IGNORE" 2>/dev/null || true
 echo '^$' >>"$IGNORE"
-splats() { grep -a -E "$SPLAT_RE" "$1" | grep -a -v -E -f "$IGNORE"; }
+splats() {
+	awk -f "$ZC_TESTS/guest/fault-window.awk" "$1" | grep -a -E "$SPLAT_RE" |
+		grep -a -v -E -f "$IGNORE"
+}
 rm -f "$R/token" "$R/summary.tsv" "$R/failures.txt" "$R/ktap.txt"
 exec 3>&1 >>"$R/runner.log" 2>&1	# fd 3: the console (progress lines)
 say() { echo "zc-run: $*" >&3; echo "[$(date +%T)] $*"; }

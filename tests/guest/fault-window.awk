@@ -1,0 +1,19 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# awk -f fault-window.awk LOG...: copy a kernel log, minus the "Call Trace:"
+# lines inside fault-injection windows, for the splat checks of
+# tests/guest/run.sh and vm/run.sh.
+#
+# A suite that makes allocations fail on purpose (suite 32's module loads
+# with /proc/thread-self/fail-nth) opens a window with fi_window_begin and
+# closes it with fi_window_end (tests/guest/ktap-lib.sh).  Inside it the
+# kernel's own allocation-failure reports (warn_alloc's "page allocation
+# failure", "vmalloc error", percpu's "allocation failed") dump the stack;
+# those dumps are the expected result of the injection.  Only their
+# "Call Trace:" line is dropped: every real report inside the window
+# (KASAN, lockdep, BUG, Oops, WARNING, a lockup) still has its own line
+# that the splat pattern matches.
+/zc-fault-window: begin/ { inwin = 1 }
+/zc-fault-window: end/ { inwin = 0 }
+inwin && /Call Trace:/ { next }
+{ print }
