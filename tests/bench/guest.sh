@@ -130,6 +130,11 @@ kernel=$(uname -r)
 	echo "pool_pct: $pool_pct"
 	echo "compressor: $comp"
 	echo "passes: $passes"
+	# extra kernel words given with run.sh --kargs, and the clock every
+	# row read: under TCG an emulated HPET makes each ktime_get an
+	# emulated device read (docs/benchmarks.md, "Clocksource")
+	echo "kargs: $(cmdline_word zcb_kargs none | tr , ' ')"
+	echo "clocksource: $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2>/dev/null || echo unknown)"
 	case " $workloads " in *" build "*)
 		echo "build: Lua $(tar -tzf "$build_src" 2>/dev/null | head -n 1 | tr -d /) (Debian source), make -j$build_jobs posix in a cgroup with memory.max ${build_mem} MiB"
 	esac

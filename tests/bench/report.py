@@ -491,6 +491,8 @@ def main():
                      ("repeat", "runs per configuration"),
                      ("cleancache", "cleancache in the kernel"),
                      ("lru_gen", "multi-gen LRU (/sys/kernel/mm/lru_gen/enabled)"),
+                     ("clocksource", "guest clocksource"),
+                     ("kargs", "extra kernel words (--kargs)"),
                      ("host_load", "host load before the boot"),
                      ("qemu", "QEMU"), ("source", "zcache source (commit)"),
                      ("package", "package")]:

@@ -38,6 +38,9 @@
 #   --quick           smaller sets (ZC_QUICK=1)
 #   --timeout SEC     hard limit of the boot (default 7200 per repeat)
 #   --name NAME       run name (default bench-SUITE-PROFILE-DATE)
+#   --kargs WORDS     extra guest kernel command-line words for every row
+#                     alike (e.g. 'clocksource=tsc tsc=reliable'); meta.txt
+#                     records them and the clocksource the guest used
 #   --perf            profile every run system-wide in the guest (Debian's
 #                     linux-perf of SUITE, fetched here once into
 #                     tests/bench/.cache): runs/CFG-WL/perf-*.txt; it
@@ -56,7 +59,7 @@ usage() { sed -n '4,/^[^#]/{/^#/s/^# \{0,1\}//p}' "$0" >&2; exit 2; }
 profile=ssd mem=640 configs=disk,zswap,zram,zram-wb,zcache-fs,zcache workloads=ms2,pc,build
 build_mem=48 build_jobs=3
 ws_pct='' pool_pct=20 comp=lz4 passes=1 install='' quick='' tmo='' name='' publish=''
-repeat='' rot=auto lru_gen=auto perf='' pkgdir=${ZC_PKG_DIR:-$ZC_CACHE/pkg}
+repeat='' rot=auto lru_gen=auto perf='' kargs='' pkgdir=${ZC_PKG_DIR:-$ZC_CACHE/pkg}
 while [ $# -gt 0 ]; do
 	case $1 in
 	--profile) profile=$2; shift 2 ;;
@@ -79,6 +82,7 @@ while [ $# -gt 0 ]; do
 	--name) name=$2; shift 2 ;;
 	--publish) publish=1; shift ;;
 	--perf) perf=1; shift ;;
+	--kargs) kargs=$2; shift 2 ;;
 	-h|--help) usage ;;
 	-*) echo "unknown option $1" >&2; usage ;;
 	*) break ;;
@@ -97,6 +101,11 @@ case $mem$ws_pct$pool_pct$passes$tmo$repeat$build_mem$build_jobs in *[!0-9]*) zc
 case $configs in *[!a-z0-9,-]*) zc_die "--configs: a comma list" ;; esac
 case $workloads in *[!a-z0-9,]*) zc_die "--workloads: a comma list" ;; esac
 case $comp in *[!a-z0-9-]*) zc_die "--comp: a crypto API compressor name" ;; esac
+# words of the form name or name=value only: they go on the kernel's
+# command line next to the harness's own zcb_* words
+for w in $kargs; do
+	case $w in zcb_*|*[!A-Za-z0-9_.,=:/-]*) zc_die "--kargs: '$w' is not a kernel parameter word" ;; esac
+done
 if [ -z "$install" ]; then
 	if ls "$pkgdir"/zcache-dkms_*_all.deb >/dev/null 2>&1; then install=fast
 	else
@@ -118,6 +127,7 @@ append="root=LABEL=zcroot zcb_configs=$configs zcb_workloads=$workloads zcb_ws_p
 append+=" zcb_pool_pct=$pool_pct zcb_comp=$comp zcb_passes=$passes zcb_repeat=$repeat zcb_rot=$rot"
 append+=" zcb_lru_gen=$lru_gen"
 append+=" zcb_build_mem=$build_mem zcb_build_jobs=$build_jobs"
+[ -z "$kargs" ] || append+=" zcb_kargs=${kargs// /,} $kargs"
 # The build's source: Debian's lua5.4 source package, fetched here (the
 # guest has no network) with a private apt configuration (deb-src of
 # bookworm; the host's own sources stay untouched) into tests/bench/.cache,
