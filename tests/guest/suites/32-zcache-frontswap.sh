@@ -12,10 +12,12 @@
 #  6. swapoff drops every page of the area (stored_pages back to 0)
 #  7. no oops/warning/lockup taint
 #  8. (first, where the kernel has fault injection: the debug test kernels)
-#     loads of zcache with frontswap=1 in which the Nth allocation fails:
-#     each failed load leaves nothing behind, in particular no frontswap
-#     hook into the freed module (a later swap-out would jump into it: the
-#     workload of 3 and the kernel-log check catch that)
+#     loads of zcache in which the Nth allocation fails: first without
+#     frontswap, to find the points that fail a load, then with
+#     frontswap=1 at those points, latest first: each failed load leaves
+#     nothing behind, in particular no frontswap hook into the freed
+#     module (a swapon after each failed load calls every hook's ->init;
+#     the kernel-log check catches the oops)
 # KTAP on stdout; commands and their output on stderr.
 set -u
 . "$ZC_TESTS/guest/ktap-lib.sh"
@@ -56,8 +58,7 @@ PAGE=$(getconf PAGESIZE)
 # it).  /proc/thread-self/fail-nth fails the Nth fault-injection point of
 # one thread; failslab and fail_page_alloc must not skip GFP_KERNEL or
 # order-0 allocations for the points to be module loading's.  A clean load
-# without frontswap counts the points; then about 150 loads, failing at
-# points spread over that count, until one succeeds.
+# without frontswap counts the points; then the two phases below.
 FI=/sys/kernel/debug
 mountpoint -q $FI || mount -t debugfs none $FI 2>/dev/null
 fi_load() { # N PARAMS: one load; prints failnth_load's line
@@ -97,24 +98,61 @@ if [ -e /proc/thread-self/fail-nth ] && [ -d $FI/failslab ] && [ -d $FI/fail_pag
 	left=$(fi_load $big "" | sed -n 's/.* left=//p')
 	points=$((big - ${left:-$big}))
 	rmmod zcache 2>/dev/null
-	step=$((points / 150 + 1)) nth=1 failed_loads=0 residue='' errs='' end=''
-	echo "+ $points fault points in a load; failing every ${step}th with frontswap=1" >&2
-	while [ "$points" -gt 0 ] && [ $nth -le $((points + 8)) ]; do
+	# Phase 1, frontswap=0 (nothing pins the module, so a load that
+	# succeeds is unloaded again): loads failing at points spread over the
+	# count, to learn which points fail a load.  Many injected failures are
+	# tolerated (the load succeeds), so a sweep that stops at the first
+	# successful load never reaches zcache's own init (it stopped at point
+	# 10 of 1265 on 2026-12-05).
+	step=$((points / 150 + 1)) failing='' residue='' p1=0
+	echo "+ $points fault points in a load; phase 1: every ${step}th with frontswap=0" >&2
+	for ((nth = 1; nth <= points; nth += step)); do
+		line=$(fi_load $nth ""); rc=$?
+		p1=$((p1 + 1))
+		[ $rc -eq 2 ] && { residue="failnth_load: setup error"; break; }
+		if [ $rc -eq 0 ]; then
+			rmmod zcache 2>/dev/null || { residue="point $nth: loaded and cannot be unloaded"; break; }
+			continue
+		fi
+		failing="$nth $failing"	# the latest point first
+		[ ! -d /sys/module/zcache ] || { residue="point $nth: /sys/module/zcache left after a failed load"; break; }
+	done
+	# Phase 2, frontswap=1, at the failing points, latest first: a load
+	# that registers its hook early and fails after it (in the block
+	# device's set-up, say) leaves the hook pointing into freed module
+	# text.  swapon calls every registered hook's ->init, so a swapon and
+	# swapoff after each failed load catch it at once (an oops inside the
+	# window still fails the run, fault-window.awk).  A load that succeeds
+	# pins the module and ends the phase.
+	poke=$W/poke.swap
+	fallocate -l 16M "$poke" && chmod 600 "$poke" && mkswap "$poke" >/dev/null 2>&1 || poke=
+	failed_loads=0 errs='' end='' pokes=0 tried=0
+	for nth in $failing; do
+		[ -z "$residue" ] && [ $tried -lt 60 ] || break
+		tried=$((tried + 1))
 		line=$(fi_load $nth "frontswap=1"); rc=$?
 		[ $rc -eq 2 ] && { residue="failnth_load: setup error"; break; }
 		if [ $rc -eq 0 ]; then end="point $nth: loaded ($line)"; break; fi
 		failed_loads=$((failed_loads + 1))
 		errs="$errs $(echo "$line" | sed -n 's/.*errno=\([0-9]*\).*/\1/p')"
 		[ ! -d /sys/module/zcache ] || { residue="point $nth: /sys/module/zcache left after a failed load"; break; }
-		nth=$((nth + step))
+		if [ -n "$poke" ]; then
+			swapon "$poke" && swapoff "$poke" || { residue="point $nth: swapon/swapoff failed after a failed load"; break; }
+			pokes=$((pokes + 1))
+		fi
 	done
+	if [ -z "$end" ] && [ -z "$residue" ]; then
+		line=$(fi_load 0 "frontswap=1") && end="a load without injection: loaded ($line)" ||
+			residue="a load without injection failed: $line"
+	fi
 	fi_restore
 	errs=$(echo $errs | tr ' ' '\n' | sort -n | uniq -c | awk '{printf "%s%sx errno %s", s, $1, $2; s=", "}')
-	echo "# fault-injected loads: $failed_loads failed ($errs); ${end:-no load succeeded}" >&2
-	if [ "$points" -gt 0 ] && [ $failed_loads -gt 0 ] && [ -z "$residue" ] && [ -n "$end" ]; then
-		ok "fault-injected loads with frontswap=1: $failed_loads of ${points} points failed the load, each leaving nothing loaded ($errs); then $end"
+	nfail=$(echo $failing | wc -w)
+	echo "# fault-injected loads: phase 1 $p1 loads, $nfail failed; phase 2 $failed_loads failed ($errs), $pokes swapon/swapoff after them; ${end:-no load succeeded}" >&2
+	if [ "$points" -gt 0 ] && [ $failed_loads -gt 0 ] && [ -n "$poke" ] && [ -z "$residue" ] && [ -n "$end" ]; then
+		ok "fault-injected loads: $nfail of $p1 points failed a load without frontswap; with frontswap=1 $failed_loads failed at those points, latest first, each leaving nothing loaded and no hook that swapon calls ($errs); then $end"
 	else
-		nok "fault-injected loads with frontswap=1 # points=$points failed=$failed_loads ${residue:-} ${end:-no successful load}"
+		nok "fault-injected loads with frontswap=1 # points=$points phase1=$p1 failing=$nfail phase2-failed=$failed_loads ${residue:-} ${end:-no successful load}$([ -n "$poke" ] || echo " (no swap file for the swapon check)")"
 	fi
 	[ -d /sys/module/zcache ] || modprobe zcache >&2
 else
