@@ -64,6 +64,19 @@ mountpoint -q $FI || mount -t debugfs none $FI 2>/dev/null
 fi_load() { # N PARAMS: one load; prints failnth_load's line
 	"$ZC_BIN/failnth_load" "$W/zcache.ko" "$2" "$1"
 }
+# udev opens a new zcache0 to probe it (blkid), which holds a module
+# reference for a moment: an rmmod right after a load can find the module
+# in use.  Let udev finish, and try a few times; prints rmmod's last error.
+rmmod_settled() {
+	local i msg
+	for i in 1 2 3 4 5; do
+		udevadm settle --timeout=30 2>/dev/null
+		msg=$(rmmod zcache 2>&1) && return 0
+		sleep "$i"
+	done
+	echo "$msg"
+	return 1
+}
 if [ -e /proc/thread-self/fail-nth ] && [ -d $FI/failslab ] && [ -d $FI/fail_page_alloc ] &&
    [ -x "$ZC_BIN/failnth_load" ] && modprobe -r zcache 2>/dev/null && [ ! -d /sys/module/zcache ]; then
 	ko=$(modinfo -n zcache)
@@ -97,7 +110,7 @@ if [ -e /proc/thread-self/fail-nth ] && [ -d $FI/failslab ] && [ -d $FI/fail_pag
 	big=1000000
 	left=$(fi_load $big "" | sed -n 's/.* left=//p')
 	points=$((big - ${left:-$big}))
-	rmmod zcache 2>/dev/null
+	rmmod_settled >&2
 	# Phase 1, frontswap=0 (nothing pins the module, so a load that
 	# succeeds is unloaded again): loads failing at points spread over the
 	# count, to learn which points fail a load.  Many injected failures are
@@ -111,7 +124,11 @@ if [ -e /proc/thread-self/fail-nth ] && [ -d $FI/failslab ] && [ -d $FI/fail_pag
 		p1=$((p1 + 1))
 		[ $rc -eq 2 ] && { residue="failnth_load: setup error"; break; }
 		if [ $rc -eq 0 ]; then
-			rmmod zcache 2>/dev/null || { residue="point $nth: loaded and cannot be unloaded"; break; }
+			if ! msg=$(rmmod_settled); then
+				residue="point $nth: loaded ($line) and cannot be unloaded: $msg (refcnt $(cat /sys/module/zcache/refcnt 2>/dev/null), holders: $(ls /sys/module/zcache/holders 2>/dev/null | tr '\n' ' '))"
+				dmesg | tail -n 20 >&2
+				break
+			fi
 			continue
 		fi
 		failing="$nth $failing"	# the latest point first
