@@ -90,9 +90,15 @@ if [ -e /proc/thread-self/fail-nth ] && [ -d $FI/failslab ] && [ -d $FI/fail_pag
 	# injection.  The kernel's own allocation-failure reports (the module
 	# loader's vmalloc, percpu) still dump the stack: the window tells the
 	# splat checks so (fault-window.awk); any other report still fails.
-	fi0="$(cat $FI/failslab/ignore-gfp-wait) $(cat $FI/fail_page_alloc/ignore-gfp-wait) $(cat $FI/fail_page_alloc/min-order) $(cat $FI/failslab/verbose) $(cat $FI/fail_page_alloc/verbose)"
+	# panic_on_warn off inside the window: on 5.10 an injected failure
+	# inside add_disk() (void before 5.15) WARNs in the kernel's own
+	# __device_add_disk (block/genhd.c, WARN_ON after bdi_register), and
+	# the test guests' panic_on_warn=1 would reboot the guest there.  The
+	# WARNING line still fails the run (docs/results/debug-5.10-2026-12-05.md).
+	fi0="$(cat $FI/failslab/ignore-gfp-wait) $(cat $FI/fail_page_alloc/ignore-gfp-wait) $(cat $FI/fail_page_alloc/min-order) $(cat $FI/failslab/verbose) $(cat $FI/fail_page_alloc/verbose) $(cat /proc/sys/kernel/panic_on_warn 2>/dev/null || echo 0)"
 	fi_restore() {
-		read -r a b c v1 v2 <<<"$fi0"
+		read -r a b c v1 v2 pw <<<"$fi0"
+		echo "$pw" >/proc/sys/kernel/panic_on_warn 2>/dev/null
 		echo "$a" >$FI/failslab/ignore-gfp-wait
 		echo "$b" >$FI/fail_page_alloc/ignore-gfp-wait
 		echo "$c" >$FI/fail_page_alloc/min-order
@@ -106,6 +112,7 @@ if [ -e /proc/thread-self/fail-nth ] && [ -d $FI/failslab ] && [ -d $FI/fail_pag
 	echo 0 >$FI/fail_page_alloc/min-order
 	echo 0 >$FI/failslab/verbose
 	echo 0 >$FI/fail_page_alloc/verbose
+	echo 0 >/proc/sys/kernel/panic_on_warn 2>/dev/null
 	fi_window_begin "32-zcache-frontswap: module loads with fail-nth"
 	big=1000000
 	left=$(fi_load $big "" | sed -n 's/.* left=//p')
