@@ -117,16 +117,17 @@ if [ -e /proc/thread-self/fail-nth ] && [ -d $FI/failslab ] && [ -d $FI/fail_pag
 	big=1000000
 	left=$(fi_load $big "" | sed -n 's/.* left=//p')
 	points=$((big - ${left:-$big}))
-	rmmod_settled >&2
+	step=$((points / 150 + 1)) failing='' residue='' p1=0
+	msg=$(rmmod_settled) || residue="the counting load cannot be unloaded: $msg"
 	# Phase 1, frontswap=0 (nothing pins the module, so a load that
 	# succeeds is unloaded again): loads failing at points spread over the
 	# count, to learn which points fail a load.  Many injected failures are
 	# tolerated (the load succeeds), so a sweep that stops at the first
 	# successful load never reaches zcache's own init (it stopped at point
 	# 10 of 1265 on 2026-12-05).
-	step=$((points / 150 + 1)) failing='' residue='' p1=0
 	echo "+ $points fault points in a load; phase 1: every ${step}th with frontswap=0" >&2
 	for ((nth = 1; nth <= points; nth += step)); do
+		[ -z "$residue" ] || break
 		line=$(fi_load $nth ""); rc=$?
 		p1=$((p1 + 1))
 		[ $rc -eq 2 ] && { residue="failnth_load: setup error"; break; }
