@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# vm/image.sh [--debs DIR] [--kernel-flavour FLAVOUR | --kernel-debs KDIR] SUITE
+# vm/image.sh [--debs DIR [--test-src SRC]] [--kernel-flavour FLAVOUR | --kernel-debs KDIR] SUITE
 #
 # Build (or reuse) a bootable test image of SUITE and print its directory:
 #   disk.qcow2            ext4 root file system (boot: root=/dev/vda)
@@ -13,6 +13,10 @@
 #                         the guest harness (vm/guest/); cloud and rpm runs
 #   --debs DIR            fast: base + the .debs of DIR installed with apt in
 #                         the chroot (DKMS builds there, at native speed)
+#   --test-src SRC        with --debs: also build the test modules (make
+#                         ZC_TESTS=1) from SRC, a copy of src/ with its
+#                         .zc-src-hash (vm/run.sh), for every kernel of the
+#                         image, into /lib/modules/KVER/extra/zcache-tests
 #   --kernel-flavour F    + a second kernel (e.g. cloud), installed after the
 #                         package: the kernel-upgrade scenario
 #   --kernel-debs KDIR    the same with the linux-image + linux-headers .debs
@@ -26,13 +30,14 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 
-usage() { echo "usage: $0 [--debs DIR] [--kernel-flavour FLAVOUR | --kernel-debs KDIR] SUITE" >&2; exit 2; }
-debdir= flavour= kdebdir=
+usage() { echo "usage: $0 [--debs DIR [--test-src SRC]] [--kernel-flavour FLAVOUR | --kernel-debs KDIR] SUITE" >&2; exit 2; }
+debdir= flavour= kdebdir= testsrc=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--debs) [ $# -ge 2 ] || usage; debdir=$2; shift 2 ;;
 	--kernel-flavour) [ $# -ge 2 ] || usage; flavour=$2; shift 2 ;;
 	--kernel-debs) [ $# -ge 2 ] || usage; kdebdir=$2; shift 2 ;;
+	--test-src) [ $# -ge 2 ] || usage; testsrc=$2; shift 2 ;;
 	-*) usage ;;
 	*) break ;;
 	esac
@@ -43,6 +48,8 @@ zc_check_suite "$suite" || usage
 [ -z "$flavour" ] || [ -n "$debdir" ] || zc_die "--kernel-flavour needs --debs"
 [ -z "$kdebdir" ] || [ -n "$debdir" ] || zc_die "--kernel-debs needs --debs"
 [ -z "$kdebdir" ] || [ -z "$flavour" ] || zc_die "--kernel-flavour or --kernel-debs, not both"
+[ -z "$testsrc" ] || [ -n "$debdir" ] || zc_die "--test-src needs --debs"
+[ -z "$testsrc" ] || [ -f "$testsrc/.zc-src-hash" ] || zc_die "--test-src $testsrc: no .zc-src-hash (vm/run.sh writes it)"
 
 zc_need_cmd mkfs.ext4 e2fsprogs
 zc_need_cmd qemu-img qemu-utils
@@ -71,6 +78,7 @@ recipe=$( {
 	cd "$here" && sha256sum image.sh pack-image.sh guest/*
 	[ -z "$debdir" ] || (cd "$debdir" && sha256sum ./*.deb)
 	[ -z "$kdebdir" ] || (cd "$kdebdir" && sha256sum ./linux-image-*.deb ./linux-headers-*.deb)
+	[ -z "$testsrc" ] || echo "test modules $(cat "$testsrc/.zc-src-hash")"
 } )
 hash=$(printf '%s' "$recipe" | sha256sum | cut -c1-12)
 dest="$ZC_CACHE/images/$suite-$variant-$hash"
@@ -92,6 +100,10 @@ zc_log "image $suite/$variant: building (log $tmp/build.log)"
 binds=(--bind "$here/guest:/mnt/zc-harness")
 [ -z "$debdir" ] || binds+=(--bind "$(realpath "$debdir"):/mnt/zc-pkg")
 [ -z "$kdebdir" ] || binds+=(--bind "$(realpath "$kdebdir"):/mnt/zc-kdebs")
+if [ -n "$testsrc" ]; then
+	binds+=(--bind "$(realpath "$testsrc"):/mnt/zc-src")
+	prep_args+=(--test-modules)
+fi
 if ! "$here/chroot.sh" "${binds[@]}" --host-hook "$here/pack-image.sh $tmp" \
 	"$rootfs" -- /bin/bash /mnt/zc-harness/prepare-image.sh "${prep_args[@]}" \
 	>"$tmp/build.log" 2>&1; then

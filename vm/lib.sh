@@ -65,3 +65,11 @@ zc_rm_tree() {
 	fi
 	rm -rf --one-file-system "$d"
 }
+
+# zc_src_hash DIR: a hash of the files under DIR (names and contents, not
+# times), so that a copy of src/ in another checkout hashes the same.  The
+# stamp file .zc-src-hash itself does not count.
+zc_src_hash() {
+	(cd "$1" && find . -type f ! -name .zc-src-hash -print0 | LC_ALL=C sort -z |
+		xargs -0 sha256sum) | sha256sum | cut -c1-16
+}

@@ -157,9 +157,19 @@ if [ -n "$aptrepo" ]; then
 	zc_log "apt repository: $aptrepo (share: repo/)"
 fi
 
+# The sources of the test modules, which the package does not ship
+# (zcsmalloc_test, zcache_test, zcsmalloc_bench): on the fast path the
+# image's chroot builds them at native speed for every kernel it has;
+# the guest builds them itself only when that copy is missing or stale
+# (tests/guest/ktap-lib.sh, test_modules_build; .zc-src-hash tells).
+mkdir "$work/zcache-src"
+(cd "$repo/src" && tar --exclude-vcs --exclude-vcs-ignores -cf - .) |
+	tar -C "$work/zcache-src" -xf -
+zc_src_hash "$work/zcache-src" >"$work/zcache-src/.zc-src-hash"
+
 # The image.
 img_args=()
-[ "$install" != fast ] || img_args+=(--debs "$work/pkg")
+[ "$install" != fast ] || img_args+=(--debs "$work/pkg" --test-src "$work/zcache-src")
 [ -z "$flavour" ] || img_args+=(--kernel-flavour "$flavour")
 [ -z "$kdebdir" ] || img_args+=(--kernel-debs "$kdebdir")
 tb=$SECONDS
@@ -238,11 +248,7 @@ kargs+=" log_buf_len=8M"
 # in the middle of a script (bash reads scripts as it goes).
 rm -rf "$work/tests"
 cp -a "$repo/tests" "$work/tests"
-# The sources of the test modules, which the package does not ship: the
-# guest builds them (tests/guest/ktap-lib.sh, test_modules_build).
-mkdir "$work/tests/zcache-src"
-(cd "$repo/src" && tar --exclude-vcs --exclude-vcs-ignores -cf - .) |
-	tar -C "$work/tests/zcache-src" -xf -
+cp -a "$work/zcache-src" "$work/tests/zcache-src"
 if [ "$transport" = 9p ]; then
 	qemu+=(-virtfs "local,path=$work/tests,mount_tag=zctests,security_model=none,readonly=on"
 		-virtfs "local,path=$work/pkg,mount_tag=zcpkg,security_model=none,readonly=on"

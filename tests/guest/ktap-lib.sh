@@ -21,7 +21,9 @@ nok() { n=$((n + 1)); failed=1; echo "not ok $n $*"; }
 skip() { n=$((n + 1)); echo "ok $n $1 # SKIP ${2:-}"; }
 # test_modules_build: zcsmalloc_test, zcache_test and zcsmalloc_bench are
 # not in the package (users never get test code): the harness copies src/
-# into the run's tests (vm/run.sh: tests/zcache-src), and this builds them
+# into the run's tests (vm/run.sh: tests/zcache-src).  When the image's
+# chroot built them from the same source (vm/image.sh --test-src, its
+# .zc-src-hash equal to the copy's), they are used as they are; else this builds them
 # against the running kernel with `make ZC_TESTS=1` and installs them
 # under /lib/modules/KVER/extra/zcache-tests (the root disk is a snapshot),
 # once per boot; modprobe then finds them and loads zcsmalloc.ko of the
@@ -37,8 +39,19 @@ test_modules_build() {
 		echo 1 >"$st"
 		return 1
 	fi
+	# Built in the image's chroot from this very source (vm/image.sh
+	# --test-src): use them.
+	if [ -f "$dir/.zc-src-hash" ] &&
+	   cmp -s "$dir/.zc-src-hash" "$ZC_TESTS/zcache-src/.zc-src-hash" &&
+	   [ -f "$dir/zcsmalloc_test.ko" ] && [ -f "$dir/zcache_test.ko" ] &&
+	   [ -f "$dir/zcsmalloc_bench.ko" ]; then
+		echo "test modules: built in the image for source $(cat "$dir/.zc-src-hash"), in $dir" >&2
+		echo 0 >"$st"
+		return 0
+	fi
 	b=$(mktemp -d /tmp/zcache-tests.XXXXXX)
 	cp -a "$ZC_TESTS/zcache-src/." "$b/"
+	rm -f "$dir/.zc-src-hash"
 	echo "+ make -C $b ZC_TESTS=1 KDIR=/lib/modules/$kver/build" >&2
 	if make -C "$b" -j"$(nproc)" ZC_TESTS=1 KDIR="/lib/modules/$kver/build" \
 	    >"$b/build.log" 2>&1; then

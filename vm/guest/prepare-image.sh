@@ -3,6 +3,7 @@
 #
 # Runs INSIDE the image's chroot (vm/chroot.sh), called by vm/image.sh:
 #   prepare-image.sh [--debs] [--kernel-flavour FLAVOUR | --kernel-debs]
+#                    [--test-modules]
 # Installs the harness's guest side (from /mnt/zc-harness), then
 #   --debs                 apt-get install the .debs found in /mnt/zc-pkg
 #                          (DKMS builds the modules here, at native speed)
@@ -12,15 +13,22 @@
 #   --kernel-debs          the same with the linux-image + linux-headers
 #                          .debs found in /mnt/zc-kdebs (a test kernel built
 #                          by vm/testkernel.sh) instead of the archive's
+#   --test-modules         last, build the test modules (make ZC_TESTS=1)
+#                          from /mnt/zc-src for every kernel with headers,
+#                          into /lib/modules/KVER/extra/zcache-tests with
+#                          the source's .zc-src-hash: the guest's suites
+#                          use them instead of compiling under TCG (a KASAN
+#                          kernel's build takes over 45 min there)
 set -euo pipefail
 
-debs=0 flavour= kdebs=0
+debs=0 flavour= kdebs=0 testmods=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	--debs) debs=1; shift ;;
 	--kernel-flavour) flavour=$2; shift 2 ;;
 	--kernel-debs) kdebs=1; shift ;;
-	*) echo "usage: $0 [--debs] [--kernel-flavour FLAVOUR | --kernel-debs]" >&2; exit 2 ;;
+	--test-modules) testmods=1; shift ;;
+	*) echo "usage: $0 [--debs] [--kernel-flavour FLAVOUR | --kernel-debs] [--test-modules]" >&2; exit 2 ;;
 	esac
 done
 h=/mnt/zc-harness
@@ -96,6 +104,29 @@ if [ -n "$flavour" ] || [ "$kdebs" = 1 ]; then
 	apt-get install -y --no-install-recommends "$@"
 	step "dkms status after the new kernel"
 	dkms status || true
+fi
+# The test modules: not in the package (users never get test code).  A
+# kernel whose build fails here gets none: the guest then builds them
+# itself and its suite shows that build's error.
+if [ "$testmods" = 1 ]; then
+	for k in /lib/modules/*; do
+		kv=${k##*/}
+		[ -e "$k/build/Makefile" ] || { step "test modules: no headers for $kv"; continue; }
+		b=$(mktemp -d /tmp/zcache-tests.XXXXXX)
+		cp -a /mnt/zc-src/. "$b/"
+		step "test modules for $kv: make ZC_TESTS=1 ($(cat "$b/.zc-src-hash"))"
+		if make -C "$b" -j"$(nproc)" ZC_TESTS=1 KDIR="$k/build" >"$b/build.log" 2>&1; then
+			install -d "$k/extra/zcache-tests"
+			install -m 644 "$b/zcsmalloc_test.ko" "$b/zcache_test.ko" \
+				"$b/zcsmalloc_bench.ko" "$k/extra/zcache-tests/"
+			install -m 644 "$b/.zc-src-hash" "$k/extra/zcache-tests/"
+			depmod -a "$kv"
+		else
+			tail -n 40 "$b/build.log"
+			step "test modules for $kv: build FAILED (the guest will try again)"
+		fi
+		rm -rf "$b"
+	done
 fi
 step "kernels: $(ls /lib/modules | tr '\n' ' ')"
 for k in /lib/modules/*; do

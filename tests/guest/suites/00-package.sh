@@ -56,9 +56,11 @@ else
 fi
 # Users get zcsmalloc and zcache only (issue 20): no test or benchmark
 # module in DKMS's tree or under /lib/modules, and zcache.ko exports
-# nothing (the self-test links its own copy of the core).
+# nothing (the self-test links its own copy of the core).  The harness's
+# own test modules (extra/zcache-tests, ktap-lib.sh) are not the package's.
 mods=$(find "/var/lib/dkms/zcache/$v_pkg/$kver" /lib/modules/"$kver" \
-	-name '*.ko*' 2>/dev/null | grep -E '/(zcache|zcsmalloc)[^/]*\.ko' |
+	-path "/lib/modules/$kver/extra/zcache-tests" -prune -o \
+	-name '*.ko*' -print 2>/dev/null | grep -E '/(zcache|zcsmalloc)[^/]*\.ko' |
 	sed 's|.*/||; s|\.ko.*||' | sort -u | tr '\n' ' ')
 echo "# zcache-dkms modules: $mods" >&2
 if [ "$mods" = "zcache zcsmalloc " ]; then
