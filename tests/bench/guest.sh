@@ -279,7 +279,15 @@ cfg_available() {
 	esac
 }
 
-setup_disk() { run swapon -p 10 "$P1"; }
+# The zram-wb and zcache rows use $P1 as raw backing storage and may
+# write over its swap signature (on sid 7.2 on 2026-12-06 every row after
+# the first zram-wb and zcache rows failed "swapon: /dev/vdb1: read swap
+# header failed"): every row that swaps on $P1 writes a fresh one first.
+swapon_p1() {
+	mkswap "$P1" >/dev/null || { echo "mkswap $P1 failed" >&2; return 1; }
+	run swapon -p 10 "$P1"
+}
+setup_disk() { swapon_p1; }
 pool_disk() { echo "0 0"; }
 teardown_disk() { swapoff -a; }
 
@@ -290,7 +298,7 @@ setup_zswap() {
 	echo "$pool_pct" >"$zswap_p/max_pool_percent" || return 1
 	echo Y >"$zswap_p/enabled" || return 1
 	grep . "$zswap_p"/* >"$RUN/params.txt" 2>&1
-	run swapon -p 10 "$P1"
+	swapon_p1
 }
 pool_zswap() {
 	local d=/sys/kernel/debug/zswap
@@ -308,7 +316,7 @@ setup_zram() {
 	echo "$((ram_mb * pool_pct / 100))M" >"$z/mem_limit" || return 1
 	mkswap /dev/zram0 >/dev/null || return 1
 	run swapon -p 100 /dev/zram0 || return 1
-	run swapon -p 10 "$P1"
+	swapon_p1
 }
 pool_zram() { awk '{print $3, $1}' /sys/block/zram0/mm_stat 2>/dev/null || echo "0 0"; }
 teardown_zram() {
@@ -420,7 +428,7 @@ teardown_zcache-wb() { teardown_zcache; }
 setup_zcache-fs() {
 	modprobe zcache frontswap=1 compressor="$comp" max_pool_percent="$pool_pct" || return 1
 	grep . /sys/module/zcache/parameters/* >"$RUN/params.txt" 2>&1
-	run swapon -p 10 "$P1"
+	swapon_p1
 }
 pool_zcache-fs() { pool_zcache; }
 teardown_zcache-fs() {
