@@ -23,10 +23,10 @@ skip() { n=$((n + 1)); echo "ok $n $1 # SKIP ${2:-}"; }
 # not in the package (users never get test code): the harness copies src/
 # into the run's tests (vm/run.sh: tests/zcache-src).  When the image's
 # chroot built them from the same source (vm/image.sh --test-src, its
-# .zc-src-hash equal to the copy's), they are used as they are; else this builds them
-# against the running kernel with `make ZC_TESTS=1` and installs them
-# under /lib/modules/KVER/extra/zcache-tests (the root disk is a snapshot),
-# once per boot; modprobe then finds them and loads zcsmalloc.ko of the
+# .zc-src-hash equal to the copy's), they are used as they are; else
+# this builds them against the running kernel with `make ZC_TESTS=1` and
+# installs them under /lib/modules/KVER/extra/zcache-tests (the root disk
+# is a snapshot), once per boot; modprobe then finds them and loads zcsmalloc.ko of the
 # package under them.  Status 0 when they are there; the build log is on
 # stderr when it fails.
 test_modules_build() {
