@@ -55,6 +55,8 @@ echo "TAP version 13"; echo "1..1"; echo "ok 1 injected failures reported"
 { echo "[  2.0] zc-fault-window: begin 19"
   echo "[  2.1] vmalloc error: size 8192, failed to allocate pages"
   echo "[  2.1] Call Trace:"
+  echo "[  2.1]  ? lockdep_hardirqs_on_prepare+0x17c/0x230"
+  echo "[  2.1]  lock_acquire+0x1a/0x30 [zcache]"
   echo "[  2.2] zc-fault-window: end"; } >>"$ZC_FAKE_DMESG"
 EOS
 k 20-fiwindow-kasan <<'EOS'
@@ -69,6 +71,12 @@ echo "TAP version 13"; echo "1..1"; echo "ok 1 looks fine"
 { echo "[  4.0] zc-fault-window: begin 21"
   echo "[  4.1] zc-fault-window: end"
   echo "[  4.2] Call Trace:"; } >>"$ZC_FAKE_DMESG"
+EOS
+k 22-frame-after-window <<'EOS'
+echo "TAP version 13"; echo "1..1"; echo "ok 1 looks fine"
+{ echo "[  5.0] zc-fault-window: begin 22"
+  echo "[  5.1] zc-fault-window: end"
+  echo "[  5.2]  ? lockdep_hardirqs_on_prepare+0x17c/0x230"; } >>"$ZC_FAKE_DMESG"
 EOS
 
 fails=0
@@ -86,13 +94,13 @@ run() {	# run NAME [VAR=VALUE...]: one runner pass into $t/NAME
 st() { awk -F'\t' -v s="$2" '$1 == s {print $2}' "$t/$1/summary.tsv"; }
 
 run all
-for s in 12-notok 13-exit 14-plan 15-bail 16-splat 17-skiplate 18-noplan 20-fiwindow-kasan 21-trace-after-window; do
+for s in 12-notok 13-exit 14-plan 15-bail 16-splat 17-skiplate 18-noplan 20-fiwindow-kasan 21-trace-after-window 22-frame-after-window; do
 	check "$s fails" test "$(st all $s)" = fail
 	check "$s is named in failures.txt" grep -q "^$s: " "$t/all/failures.txt"
 done
 check "10-pass passes" test "$(st all 10-pass)" = pass
 check "11-skip skips" test "$(st all 11-skip)" = skip
-check "19-fiwindow: a stack dump inside a fault-injection window passes" test "$(st all 19-fiwindow)" = pass
+check "19-fiwindow: a stack dump inside a fault-injection window passes, lockdep frames too" test "$(st all 19-fiwindow)" = pass
 check "20-fiwindow-kasan: a KASAN report inside the window is named" grep -q '^20-fiwindow-kasan: kernel splat: .*KASAN' "$t/all/failures.txt"
 check "not ok line quoted" grep -q 'second-case-fails' "$t/all/failures.txt"
 check "plan mismatch named" grep -q 'planned 3 tests, ran 2' "$t/all/failures.txt"
@@ -100,7 +108,7 @@ check "a skip after the plan still counts its tests" grep -q '^17-skiplate: plan
 check "a suite without a plan is named" grep -q '^18-noplan: printed no KTAP plan' "$t/all/failures.txt"
 check "splat named" grep -q '16-splat: kernel splat: .*WARNING' "$t/all/failures.txt"
 check "no token when a suite failed" test ! -e "$t/all/token"
-check "aggregate KTAP has 12 suites" grep -q '^1\.\.12$' "$t/all/ktap.txt"
+check "aggregate KTAP has 13 suites" grep -q '^1\.\.13$' "$t/all/ktap.txt"
 
 : >"$t/dmesg"
 run good ZC_ONLY='@(1[01]|19)-*'
