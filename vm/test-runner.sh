@@ -66,18 +66,18 @@ echo "TAP version 13"; echo "1..1"; echo "ok 1 looks fine"
   echo "[  3.1] Call Trace:"
   echo "[  3.2] zc-fault-window: end"; } >>"$ZC_FAKE_DMESG"
 EOS
-k 21-trace-after-window <<'EOS'
+# after_window NAME LINE: a passing suite whose kernel log has LINE just
+# after a fault-injection window closed; the window excuses nothing there.
+after_window() {
+	k "$1" <<EOS
 echo "TAP version 13"; echo "1..1"; echo "ok 1 looks fine"
-{ echo "[  4.0] zc-fault-window: begin 21"
+{ echo "[  4.0] zc-fault-window: begin $1"
   echo "[  4.1] zc-fault-window: end"
-  echo "[  4.2] Call Trace:"; } >>"$ZC_FAKE_DMESG"
+  echo "[  4.2] $2"; } >>"\$ZC_FAKE_DMESG"
 EOS
-k 22-frame-after-window <<'EOS'
-echo "TAP version 13"; echo "1..1"; echo "ok 1 looks fine"
-{ echo "[  5.0] zc-fault-window: begin 22"
-  echo "[  5.1] zc-fault-window: end"
-  echo "[  5.2]  ? lockdep_hardirqs_on_prepare+0x17c/0x230"; } >>"$ZC_FAKE_DMESG"
-EOS
+}
+after_window 21-trace-after-window "Call Trace:"
+after_window 22-frame-after-window " ? lockdep_hardirqs_on_prepare+0x17c/0x230"
 
 fails=0
 check() {	# check DESCRIPTION COMMAND...
