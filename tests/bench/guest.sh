@@ -108,7 +108,7 @@ WL_TIMEOUT=${ZC_BENCH_WL_TIMEOUT:-$WL_TIMEOUT}
 # (first repeat) is stopped and reported TIMEOUT: it lost to plain disk
 # swap, and on the hdd profile zram-wb with a full pool can retry failed
 # writes for an hour (docs/benchmarks.md, "Rows that time out").
-SLOW_FACTOR=${ZC_BENCH_SLOW_FACTOR:-4}
+SLOW_FACTOR=${ZC_BENCH_SLOW_FACTOR:-$(cmdline_word zcb_slow_factor 4)}
 declare -A disk_secs
 
 ram_mb=$(awk '/^MemTotal:/ {print int($2 / 1024)}' /proc/meminfo)
@@ -555,7 +555,8 @@ run_one() { # CFG WL REP
 			# a rival slower than SLOW_FACTOR x disk: its result, not a
 			# failure of the run (zcache's own rows still fail)
 			say "  $cfg/$wl#$r: stopped after ${tmo}s, over ${SLOW_FACTOR}x the disk row: TIMEOUT"
-			st=TIMEOUT-rival ;;
+			st=TIMEOUT-rival
+			timed_out[$cfg-$wl]=1 ;;
 		esac
 		if [ "$st" != TIMEOUT-rival ]; then
 			all_ok=0
@@ -599,7 +600,10 @@ swap_flags() {
 	done
 }
 
-declare -A flags_done cfg_failed
+# timed_out[CFG-WL]: a rival stopped at SLOW_FACTOR x disk is not run
+# again in later repeats: its result is known, and on the hdd profile
+# another try costs SLOW_FACTOR disk rows of the boot.
+declare -A flags_done cfg_failed timed_out
 for r in $(seq "$repeat"); do
 for cfg in $configs; do
 	if ! cfg_available "$cfg"; then
@@ -612,6 +616,10 @@ for cfg in $configs; do
 	[ -z "${cfg_failed[$cfg]:-}" ] || continue
 	say "configuration $cfg (run $r of $repeat)"
 	for wl in $workloads; do
+		if [ -n "${timed_out[$cfg-$wl]:-}" ]; then
+			say "  $cfg/$wl#$r: not run again (TIMEOUT in an earlier run)"
+			continue
+		fi
 		RUN=$B/runs/$cfg-$wl
 		[ "$r" = 1 ] || RUN=$RUN-r$r
 		mkdir -p "$RUN"

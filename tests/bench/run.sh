@@ -29,6 +29,9 @@
 #   --pool-pct N      pool limit, % of RAM, for zswap, zram, zcache (20)
 #   --comp NAME       compressor for all of them (default lz4)
 #   --passes N        workload passes (default 1)
+#   --slow-factor N   a rival row slower than N times the disk row of the
+#                     same workload is stopped and reported TIMEOUT, and
+#                     not run again in later repeats (default 4)
 #   --repeat N        runs of each configuration in the boot, interleaved
 #                     (default 3; 1 with --quick); the report shows the
 #                     median and min-max
@@ -59,7 +62,7 @@ usage() { sed -n '4,/^[^#]/{/^#/s/^# \{0,1\}//p}' "$0" >&2; exit 2; }
 profile=ssd mem=640 configs=disk,zswap,zram,zram-wb,zcache-fs,zcache workloads=ms2,pc,build
 build_mem=48 build_jobs=3
 ws_pct='' pool_pct=20 comp=lz4 passes=1 install='' quick='' tmo='' name='' publish=''
-repeat='' rot=auto lru_gen=auto perf='' kargs='' pkgdir=${ZC_PKG_DIR:-$ZC_CACHE/pkg}
+slow_factor=4 repeat='' rot=auto lru_gen=auto perf='' kargs='' pkgdir=${ZC_PKG_DIR:-$ZC_CACHE/pkg}
 while [ $# -gt 0 ]; do
 	case $1 in
 	--profile) profile=$2; shift 2 ;;
@@ -70,6 +73,7 @@ while [ $# -gt 0 ]; do
 	--pool-pct) pool_pct=$2; shift 2 ;;
 	--comp) comp=$2; shift 2 ;;
 	--passes) passes=$2; shift 2 ;;
+	--slow-factor) slow_factor=$2; shift 2 ;;
 	--repeat) repeat=$2; shift 2 ;;
 	--rot) rot=$2; shift 2 ;;
 	--lru-gen) lru_gen=$2; shift 2 ;;
@@ -97,7 +101,8 @@ ws_pct=${ws_pct:-150} repeat=${repeat:-3}
 case $repeat in ''|*[!0-9]*) ;; *) tmo=${tmo:-$((7200 * repeat))} ;; esac
 case $rot in auto|0|1) ;; *) zc_die "--rot: auto, 0 or 1" ;; esac
 case $lru_gen in auto|0|1) ;; *) zc_die "--lru-gen: auto, 0 or 1" ;; esac
-case $mem$ws_pct$pool_pct$passes$tmo$repeat$build_mem$build_jobs in *[!0-9]*) zc_die "--mem, --ws-pct, --pool-pct, --passes, --timeout, --repeat take numbers" ;; esac
+case $mem$ws_pct$pool_pct$passes$tmo$repeat$build_mem$build_jobs$slow_factor in *[!0-9]*) zc_die "--mem, --ws-pct, --pool-pct, --passes, --timeout, --repeat, --slow-factor take numbers" ;; esac
+[ "$slow_factor" -ge 1 ] || zc_die "--slow-factor: 1 or more"
 case $configs in *[!a-z0-9,-]*) zc_die "--configs: a comma list" ;; esac
 case $workloads in *[!a-z0-9,]*) zc_die "--workloads: a comma list" ;; esac
 case $comp in *[!a-z0-9-]*) zc_die "--comp: a crypto API compressor name" ;; esac
@@ -125,7 +130,7 @@ scratch_mb=$(( mem * ws_pct / 100 + 512 + mem * 125 / 100 * 12 / 10 + 512 ))
 # the root disk (if=virtio), so /dev/vda is the scratch disk.
 append="root=LABEL=zcroot zcb_configs=$configs zcb_workloads=$workloads zcb_ws_pct=$ws_pct"
 append+=" zcb_pool_pct=$pool_pct zcb_comp=$comp zcb_passes=$passes zcb_repeat=$repeat zcb_rot=$rot"
-append+=" zcb_lru_gen=$lru_gen"
+append+=" zcb_lru_gen=$lru_gen zcb_slow_factor=$slow_factor"
 append+=" zcb_build_mem=$build_mem zcb_build_jobs=$build_jobs"
 [ -z "$kargs" ] || append+=" zcb_kargs=${kargs// /,} $kargs"
 # The build's source: Debian's lua5.4 source package, fetched here (the
