@@ -24,9 +24,10 @@ skip() { n=$((n + 1)); echo "ok $n $1 # SKIP ${2:-}"; }
 # into the run's tests (vm/run.sh: tests/zcache-src).  When the image's
 # chroot built them from the same source (vm/image.sh --test-src, its
 # .zc-src-hash equal to the copy's), they are used as they are; else
-# this builds them against the running kernel with `make ZC_TESTS=1` and
-# installs them under /lib/modules/KVER/extra/zcache-tests (the root disk
-# is a snapshot), once per boot; modprobe then finds them and loads zcsmalloc.ko of the
+# this builds them against the running kernel and installs them under
+# /lib/modules/KVER/extra/zcache-tests with src/Makefile's install-tests
+# (the same target as the image's; the root disk is a snapshot), once per
+# boot; modprobe then finds them and loads zcsmalloc.ko of the
 # package under them.  Status 0 when they are there; the build log is on
 # stderr when it fails.
 test_modules_build() {
@@ -40,25 +41,17 @@ test_modules_build() {
 		return 1
 	fi
 	# Built in the image's chroot from this very source (vm/image.sh
-	# --test-src): use them.
-	if [ -f "$dir/.zc-src-hash" ] &&
-	   cmp -s "$dir/.zc-src-hash" "$ZC_TESTS/zcache-src/.zc-src-hash" &&
-	   [ -f "$dir/zcsmalloc_test.ko" ] && [ -f "$dir/zcache_test.ko" ] &&
-	   [ -f "$dir/zcsmalloc_bench.ko" ]; then
+	# --test-src; src/Makefile install-tests writes the stamp last).
+	if cmp -s "$dir/.zc-src-hash" "$ZC_TESTS/zcache-src/.zc-src-hash"; then
 		echo "test modules: built in the image for source $(cat "$dir/.zc-src-hash"), in $dir" >&2
 		echo 0 >"$st"
 		return 0
 	fi
 	b=$(mktemp -d /tmp/zcache-tests.XXXXXX)
 	cp -a "$ZC_TESTS/zcache-src/." "$b/"
-	rm -f "$dir/.zc-src-hash"
-	echo "+ make -C $b ZC_TESTS=1 KDIR=/lib/modules/$kver/build" >&2
-	if make -C "$b" -j"$(nproc)" ZC_TESTS=1 KDIR="/lib/modules/$kver/build" \
-	    >"$b/build.log" 2>&1; then
-		install -d "$dir"
-		install -m 644 "$b/zcsmalloc_test.ko" "$b/zcache_test.ko" \
-			"$b/zcsmalloc_bench.ko" "$dir/"
-		depmod -a "$kver"
+	echo "+ make -C $b install-tests KDIR=/lib/modules/$kver/build KVER=$kver" >&2
+	if make -C "$b" -j"$(nproc)" install-tests KDIR="/lib/modules/$kver/build" \
+	    KVER="$kver" >"$b/build.log" 2>&1; then
 		echo "test modules: built and installed in $dir" >&2
 	else
 		rc=1

@@ -114,14 +114,9 @@ if [ "$testmods" = 1 ]; then
 		[ -e "$k/build/Makefile" ] || { step "test modules: no headers for $kv"; continue; }
 		b=$(mktemp -d /tmp/zcache-tests.XXXXXX)
 		cp -a /mnt/zc-src/. "$b/"
-		step "test modules for $kv: make ZC_TESTS=1 ($(cat "$b/.zc-src-hash"))"
-		if make -C "$b" -j"$(nproc)" ZC_TESTS=1 KDIR="$k/build" >"$b/build.log" 2>&1; then
-			install -d "$k/extra/zcache-tests"
-			install -m 644 "$b/zcsmalloc_test.ko" "$b/zcache_test.ko" \
-				"$b/zcsmalloc_bench.ko" "$k/extra/zcache-tests/"
-			install -m 644 "$b/.zc-src-hash" "$k/extra/zcache-tests/"
-			depmod -a "$kv"
-		else
+		step "test modules for $kv: make install-tests ($(cat "$b/.zc-src-hash"))"
+		if ! make -C "$b" -j"$(nproc)" install-tests KDIR="$k/build" KVER="$kv" \
+		    >"$b/build.log" 2>&1; then
 			tail -n 40 "$b/build.log"
 			step "test modules for $kv: build FAILED (the guest will try again)"
 		fi
