@@ -135,14 +135,15 @@ append+=" zcb_build_mem=$build_mem zcb_build_jobs=$build_jobs"
 [ -z "$kargs" ] || append+=" zcb_kargs=${kargs// /,} $kargs"
 # The build's source: Debian's lua5.4 source package, fetched here (the
 # guest has no network) with a private apt configuration (deb-src of
-# bookworm; the host's own sources stay untouched) into tests/bench/.cache,
-# which vm/run.sh copies into the guest with tests/.
+# bookworm from the machine's mirror, zc_mirror; the host's own sources
+# stay untouched) into tests/bench/.cache, which vm/run.sh copies into the
+# guest with tests/.
 case ",$workloads," in *,build,*)
 	cache=$here/.cache
 	if [ ! -s "$cache/lua.tar.gz" ]; then
 		zc_log "fetching Debian's lua5.4 source for the build workload"
 		mkdir -p "$cache/apt/lists/partial" "$cache/apt/cache" "$cache/src"
-		echo "deb-src http://deb.debian.org/debian bookworm main" >"$cache/apt/sources.list"
+		echo "deb-src $(zc_mirror) bookworm main" >"$cache/apt/sources.list"
 		aptq=(-o "Dir::Etc::SourceList=$cache/apt/sources.list" -o "Dir::Etc::SourceParts=/nonexistent"
 			-o "Dir::State::Lists=$cache/apt/lists" -o "Dir::Cache=$cache/apt/cache")
 		apt-get "${aptq[@]}" update -qq || zc_die "apt-get update (deb-src) failed"
