@@ -94,6 +94,22 @@ kmemleak_scan() {
 	grep -c '^unreferenced object' "$1" || :
 }
 
+# text_file PAGES OUT: PAGES pages of compressible text, the same bytes
+# in every suite.  Written to the file and cut there: the guest runs the
+# suites with SIGPIPE ignored (a systemd service), so a generator piped
+# into `head -c` would go on writing into the closed pipe, an error line
+# per write (2613 of them in suite 30's log, and hours under the debug
+# kernel).
+text_file() {
+	awk -v n=$(($1 * PAGE)) 'BEGIN {
+		for (i = 0; len < n; i++) {
+			l = sprintf("zcache line %d: the quick brown fox %d jumps\n", i, i * 7919 % 10007)
+			printf "%s", l
+			len += length(l)
+		}
+	}' >"$2" && truncate -s $(($1 * PAGE)) "$2"
+}
+
 # Page I/O on the block device $DEV (direct I/O, PAGE-sized blocks), for
 # suites that set DEV and a work directory W:
 # wpages FILE PAGE: write FILE at page PAGE.

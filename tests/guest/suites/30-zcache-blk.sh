@@ -58,8 +58,7 @@ check "disksize 64M: the device is 64 MiB" \
 # --- data, RAM only --------------------------------------------------------
 head -c $((64 * PAGE)) /dev/zero >"$W/zero"
 head -c $((64 * PAGE)) /dev/zero | tr '\0' '\245' >"$W/same"
-i=0; while [ $i -lt 8000 ]; do echo "zcache line $i: the quick brown fox $((i * 7919 % 10007)) jumps"; i=$((i + 1)); done |
-	head -c $((64 * PAGE)) >"$W/text"
+text_file 64 "$W/text"
 head -c $((256 * PAGE)) /dev/urandom >"$W/random"
 
 check "same-filled pages (zeroes, 0xa5) read back" \

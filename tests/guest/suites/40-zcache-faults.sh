@@ -238,8 +238,7 @@ head -c $((64 * PAGE)) /dev/urandom >"$W/r1"
 head -c $((8 * PAGE)) /dev/urandom >"$W/old"
 head -c $((8 * PAGE)) /dev/urandom >"$W/r2"
 head -c $((128 * PAGE)) /dev/urandom >"$W/r3"
-i=0; while [ $i -lt 8000 ]; do echo "zcache line $i: the quick brown fox $((i * 7919 % 10007)) jumps"; i=$((i + 1)); done 2>/dev/null |
-	head -c $((64 * PAGE)) >"$W/text"
+text_file 64 "$W/text"
 
 if [ -n "$dmdev" ]; then
 	check "zcache0 over $dmdev (64M): incompressible pages reach the backing device and read back" \
@@ -285,11 +284,10 @@ if [ -n "$dmdev" ]; then
 		sh -c "$ZC_IO_FN; eio dd if=$W/r3 of=$DEV bs=$((128 * PAGE)) seek=$((2048 * PAGE)) oflag=direct,seek_bytes conv=notrunc status=none"
 	bad=''
 	for p in 2048 2111 2112 2143 2144 2175; do
-		off=$(( (p - 2048) * PAGE ))
 		if [ "$p" -ge 2112 ] && [ "$p" -le 2143 ]; then
 			rpages "$p" 1 "$W/x" 2>/dev/null && bad="$bad $p(read)"
 		else
-			rpages "$p" 1 "$W/x" && cmp -s "$W/x" <(tail -c +$((off + 1)) "$W/r3" | head -c "$PAGE") || bad="$bad $p(data)"
+			rpages "$p" 1 "$W/x" && cmp -s "$W/x" <(dd if="$W/r3" bs="$PAGE" skip=$((p - 2048)) count=1 status=none) || bad="$bad $p(data)"
 		fi
 	done
 	if [ -z "$bad" ]; then
