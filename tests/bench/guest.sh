@@ -28,7 +28,7 @@
 # Every workload verifies all its data; a row is "ok" only when it did.
 #
 # Settings (kernel command-line words, from tests/bench/run.sh):
-#   zcb_configs=disk,zswap,zram,zram-wb,zcache-fs,zcache  (unavailable: skip)
+#   zcb_configs=disk,zswap,zram,zcache-fs,zcache,zram-wb  (unavailable: skip)
 #   zcb_workloads=ms1,ms2,pc    ms1: memstress, 1 process, mixed access
 #                               ms2: memstress, one process per CPU
 #                               pc:  pagecache re-reads (files on the disk)
@@ -83,7 +83,7 @@ cmdline_word() {
 	echo "$2"
 }
 
-configs=$(cmdline_word zcb_configs disk,zswap,zram,zram-wb,zcache-fs,zcache | tr , ' ')
+configs=$(cmdline_word zcb_configs disk,zswap,zram,zcache-fs,zcache,zram-wb | tr , ' ')
 workloads=$(cmdline_word zcb_workloads ms1,ms2,pc | tr , ' ')
 ws_pct=$(cmdline_word zcb_ws_pct 150)
 pc_pct=$(cmdline_word zcb_pc_pct 125)

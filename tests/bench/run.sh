@@ -17,8 +17,9 @@
 #                     default, on in Debian from 6.12); floor.py's LRU model
 #                     claims a floor only for a run without it
 #   --mem MIB         guest RAM (default 640)
-#   --configs LIST    comma list (default disk,zswap,zram,zram-wb,zcache-fs,
-#                     zcache; unavailable ones are skipped)
+#   --configs LIST    comma list, run in this order (default disk,zswap,
+#                     zram,zcache-fs,zcache,zram-wb; unavailable ones are
+#                     skipped; zram-wb last: on hdd it can livelock the guest)
 #   --workloads LIST  comma list of ms1,ms2,pc,build (default ms2,pc,build);
 #                     build: a parallel build of Lua (Debian's source, fetched
 #                     here with apt-get source) in a memory cgroup
@@ -59,7 +60,7 @@ repo=$(cd "$here/../.." && pwd)
 
 usage() { sed -n '4,/^[^#]/{/^#/s/^# \{0,1\}//p}' "$0" >&2; exit 2; }
 
-profile=ssd mem=640 configs=disk,zswap,zram,zram-wb,zcache-fs,zcache workloads=ms2,pc,build
+profile=ssd mem=640 configs=disk,zswap,zram,zcache-fs,zcache,zram-wb workloads=ms2,pc,build
 build_mem=48 build_jobs=3
 ws_pct='' pool_pct=20 comp=lz4 passes=1 install='' quick='' tmo='' name='' publish=''
 slow_factor=4 repeat='' rot=auto lru_gen=auto perf='' kargs='' pkgdir=${ZC_PKG_DIR:-$ZC_CACHE/pkg}
