@@ -375,10 +375,8 @@ if [ -f "$share/summary.tsv" ]; then
 fi
 # Kernel splats anywhere in the guest's log (the runner also pins them to
 # the suite during which they appeared).
-# kmemleak's own "N new suspected memory leaks" line is not a splat here:
-# the runner's kmemleak scan at the end judges the objects, and sets
-# aside the kernel's own leaks that tests/guest/kmemleak-known.txt names.
-splat_re='Oops|BUG:|WARNING:|Kernel panic|general protection fault|Call Trace:|possible circular locking|possible recursive locking|inconsistent lock state|lockdep|KASAN:|UBSAN:|unreferenced object|soft lockup|hard LOCKUP|blocked for more than|refcount_t:|list_(add|del) corruption|Poison overwritten'
+# (tests/guest/splat.re: the same pattern as the guest runner's)
+splat_re=$(grep -v '^#' "$repo/tests/guest/splat.re")
 # Both the saved dmesg and the console (which has what a wrapped ring
 # buffer or a panic lost), minus the harness's own progress lines.
 grep -v -E '^#|^$' "$repo/tests/guest/dmesg-ignore.txt" >"$work/ignore" || true

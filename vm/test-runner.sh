@@ -20,7 +20,8 @@ S=$t/tests/guest/suites
 mkdir -p "$S"
 : >"$t/dmesg"
 echo '# none' >"$t/tests/guest/dmesg-ignore.txt"
-cp "$here/../tests/guest/ktap-lib.sh" "$here/../tests/guest/fault-window.awk" "$t/tests/guest/"
+cp "$here/../tests/guest/ktap-lib.sh" "$here/../tests/guest/fault-window.awk" \
+	"$here/../tests/guest/splat.re" "$t/tests/guest/"
 k() { cat >"$S/$1.sh"; }
 k 10-pass <<'EOS'
 echo "TAP version 13"; echo "1..2"; echo "ok 1 one"; echo "ok 2 two"

@@ -33,10 +33,8 @@ R=${ZC_RESULTS:?ZC_RESULTS must name the writable results directory}
 export ZC_BIN=${ZC_BIN:-/var/tmp/zc-bin}
 export ZC_SUITE=${ZC_SUITE:-unknown} ZC_QUICK=${ZC_QUICK:-}
 SUITE_TIMEOUT=${ZC_SUITE_TIMEOUT:-3600}
-# kmemleak's own "N new suspected memory leaks" line is not a splat here:
-# the runner's kmemleak scan at the end judges the objects, and sets
-# aside the kernel's own leaks that tests/guest/kmemleak-known.txt names.
-SPLAT_RE='Oops|BUG:|WARNING:|Kernel panic|general protection fault|Call Trace:|possible circular locking|possible recursive locking|inconsistent lock state|lockdep|KASAN:|UBSAN:|unreferenced object|soft lockup|hard LOCKUP|blocked for more than|refcount_t:|list_(add|del) corruption|Poison overwritten'
+# The lines that fail a run (one pattern for this runner and vm/run.sh).
+SPLAT_RE=$(grep -v '^#' "$ZC_TESTS/guest/splat.re") || exit 2
 
 mkdir -p "$R/suites" "$ZC_BIN" "${ZC_RUN_TMP:-/run}"
 # Known distro noise that the splat checks skip (see the file).
