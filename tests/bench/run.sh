@@ -19,7 +19,8 @@
 #   --mem MIB         guest RAM (default 640)
 #   --configs LIST    comma list, run in this order (default disk,zswap,
 #                     zram,zcache-fs,zcache,zram-wb; unavailable ones are
-#                     skipped; zram-wb last: on hdd it can livelock the guest)
+#                     skipped; zram-wb's repeats after all the others,
+#                     whatever the order: on hdd it can wedge the guest)
 #   --workloads LIST  comma list of ms1,ms2,pc,build (default ms2,pc,build);
 #                     build: a parallel build of Lua (Debian's source, fetched
 #                     here with apt-get source) in a memory cgroup
