@@ -176,13 +176,16 @@ vm_args=(--install "$install" --pkg-dir "$pkgdir" --mem "$mem" --scratch "${scra
 	--script bench/guest.sh --name "$name" --timeout "$tmo" --append "$append")
 [ -z "$quick" ] || vm_args+=(--quick)
 
-# The host's CPU taken by anything but QEMU, every 5 s: "EPOCH CORES"
-# (busy jiffies of /proc/stat minus those of the qemu-system processes).
-# Under TCG a busy host slows the guest's clock-time work unevenly, so the
-# report shows per row how busy the host was while it ran.
+# The host's CPU taken by anything but this boot's QEMU, every 5 s:
+# "EPOCH CORES" (busy jiffies of /proc/stat minus those of the
+# qemu-system process whose console is this run's; another guest on the
+# host counts as load).  Under TCG a busy host slows the guest's
+# clock-time work unevenly, so the report shows per row how busy the host
+# was while it ran.
 host_cpu() {
 	local q=0 p f
 	for p in $(pgrep -f '^qemu-system'); do
+		grep -qzF "path=$ZC_CACHE/logs/$name/console.log" "/proc/$p/cmdline" 2>/dev/null || continue
 		read -r -a f <"/proc/$p/stat" 2>/dev/null || continue
 		q=$((q + f[13] + f[14]))
 	done
