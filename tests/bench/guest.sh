@@ -653,6 +653,16 @@ swap_flags() {
 declare -A flags_done cfg_failed timed_out
 wedged=''
 
+# skip_wedged CFG REP [FIRST-WL]: the rows a wedged guest will not run
+skip_wedged() {
+	local w on=''
+	for w in $workloads; do
+		[ "$w" = "${3:-$w}" ] && on=1
+		[ -z "$on" ] ||
+			echo "$1/$w#$2: not run (the guest wedged in $wedged)" >>"$B/skipped.txt"
+	done
+}
+
 # run_cfg CFG REP: every workload of one configuration, set up and torn
 # down around each; after a wedged row (run_bounded) nothing more runs.
 run_cfg() {
@@ -665,12 +675,10 @@ run_cfg() {
 		return
 	fi
 	[ -z "${cfg_failed[$cfg]:-}" ] || return
+	[ -z "$wedged" ] || { skip_wedged "$cfg" "$r"; return; }
 	say "configuration $cfg (run $r of $repeat)"
 	for wl in $workloads; do
-		if [ -n "$wedged" ]; then
-			echo "$cfg/$wl#$r: not run (the guest wedged in $wedged)" >>"$B/skipped.txt"
-			continue
-		fi
+		[ -z "$wedged" ] || { skip_wedged "$cfg" "$r" "$wl"; return; }
 		if [ -n "${timed_out[$cfg-$wl]:-}" ]; then
 			say "  $cfg/$wl#$r: not run again (TIMEOUT in an earlier run)"
 			continue
