@@ -623,6 +623,19 @@ def main():
             lines = [ln.strip() for ln in f if ln.strip()]
         skipped_cfgs = {ln.split(":")[0] for ln in lines}
         out.append("Skipped: " + "; ".join(lines) + "\n")
+    # Allocation-failure reports of the kernel in rivals' rows (guest.sh
+    # row_window): their result, not a failure of the run.
+    reps = []
+    for r in raw:
+        f = os.path.join(run_dir(d, r), "kernel-reports.txt")
+        if os.path.exists(f):
+            with open(f) as fh:
+                lines = [ln.strip() for ln in fh if ln.strip()]
+            reps.append("%s/%s#%s: %d (first: `%s`)" % (r["config"], r["workload"], r.get("rep", "1"),
+                                                     len(lines), lines[0][:160]))
+    if reps:
+        out.append("Kernel allocation-failure reports in rivals' rows (the kernel's own, "
+                   "not failures of the run; the row's kernel-reports.txt): " + "; ".join(reps) + "\n")
     # Configurations asked for that left no row: the guest stopped there.
     asked = meta.get("configs", "").split()
     missing = [c for c in asked if c not in configs and c not in skipped_cfgs]

@@ -9,7 +9,10 @@
 # closes it with fi_window_end (tests/guest/ktap-lib.sh).  Inside it the
 # kernel's own allocation-failure reports (warn_alloc's "page allocation
 # failure", "vmalloc error", percpu's "allocation failed") dump the stack;
-# those dumps are the expected result of the injection.  Only their
+# those dumps are the expected result of the injection.  The benchmark
+# (tests/bench/guest.sh row_window) opens one around each row of a rival
+# configuration (zswap, zram, disk), whose allocation failures are its
+# result, listed in the report, not a defect of zcache.  Only their
 # "Call Trace:" line and their frames ("  ? func+0x17c/0x230 [mod]") are
 # dropped: on a lockdep kernel a frame can name lockdep_* functions, which
 # the splat pattern would take for a report (2026-12-06).  Every real
