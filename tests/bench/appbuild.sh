@@ -69,11 +69,21 @@ mib=$(cd "$src/src" && cat ./*.o lua luac | wc -c | awk '{printf "%.1f", $1 / 10
 if [ -s "$ref" ]; then
 	if ! diff -q "$ref" "$dir/sums" >/dev/null; then
 		diff "$ref" "$dir/sums" | head -n 5
-		die "objects differ from the first build of this boot ($ref)"
+		# keep the files that differ, and the reference's, for a diff
+		keep=${ref%.sha256}-differ-$(date +%s)
+		mkdir -p "$keep"
+		diff "$ref" "$dir/sums" | awk '$1 == ">" {print $3}' |
+		while read -r o; do
+			cp "$src/src/$o" "$keep/$o" && cp "${ref%.sha256}-objs/$o" "$keep/$o.ref"
+		done
+		die "objects differ from the first build of this boot ($ref; kept in $keep)"
 	fi
 	how="matched the first build"
 else
 	cp "$dir/sums" "$ref"
+	# the reference objects themselves, to compare a build that differs
+	mkdir -p "${ref%.sha256}-objs"
+	(cd "$src/src" && cp ./*.o lua luac "${ref%.sha256}-objs/")
 	how="first build: reference written"
 fi
 hz=$(getconf CLK_TCK)
