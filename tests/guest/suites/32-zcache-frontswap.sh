@@ -14,7 +14,7 @@
 #  8. (first, where the kernel has fault injection: the debug test kernels)
 #     loads of zcache in which the Nth allocation fails: first without
 #     frontswap, to find the points that fail a load, then with
-#     frontswap=1 at those points, latest first: each failed load leaves
+#     frontswap=1 at those points, earliest first: each failed load leaves
 #     nothing behind, in particular no frontswap hook into the freed
 #     module (a swapon after each failed load calls every hook's ->init;
 #     the kernel-log check catches the oops)
@@ -144,16 +144,21 @@ if [ -e /proc/thread-self/fail-nth ] && [ -d $FI/failslab ] && [ -d $FI/fail_pag
 			fi
 			continue
 		fi
-		failing="$nth $failing"	# the latest point first
+		failing="$failing $nth"
 		[ ! -d /sys/module/zcache ] || { residue="point $nth: /sys/module/zcache left after a failed load"; break; }
 	done
-	# Phase 2, frontswap=1, at the failing points, latest first: a load
+	# Phase 2, frontswap=1, at the failing points, earliest first: a load
 	# that registers its hook early and fails after it (in the block
 	# device's set-up, say) leaves the hook pointing into freed module
 	# text.  swapon calls every registered hook's ->init, so a swapon and
 	# swapoff after each failed load catch it at once (an oops inside the
 	# window still fails the run, fault-window.awk).  A load that succeeds
-	# pins the module and ends the phase.
+	# pins the module and ends the phase, so the points go earliest first:
+	# the allocations of a load are not numbered alike from boot to boot
+	# or with frontswap=1 (750 points in one boot, 770 in another), least
+	# of all near the end of the init, and on 2026-12-06 the latest point
+	# of phase 1 loaded at once with frontswap=1, leaving the phase with
+	# no failed load to check; the early points fail the same way.
 	poke=$W/poke.swap
 	fallocate -l 16M "$poke" && chmod 600 "$poke" && mkswap "$poke" >/dev/null 2>&1 || poke=
 	failed_loads=0 errs='' end='' pokes=0 tried=0
@@ -180,7 +185,7 @@ if [ -e /proc/thread-self/fail-nth ] && [ -d $FI/failslab ] && [ -d $FI/fail_pag
 	nfail=$(echo $failing | wc -w)
 	echo "# fault-injected loads: phase 1 $p1 loads, $nfail failed; phase 2 $failed_loads failed ($errs), $pokes swapon/swapoff after them; ${end:-no load succeeded}" >&2
 	if [ "$points" -gt 0 ] && [ $failed_loads -gt 0 ] && [ -n "$poke" ] && [ -z "$residue" ] && [ -n "$end" ]; then
-		ok "fault-injected loads: $nfail of $p1 points failed a load without frontswap; with frontswap=1 $failed_loads failed at those points, latest first, each leaving nothing loaded and no hook that swapon calls ($errs); then $end"
+		ok "fault-injected loads: $nfail of $p1 points failed a load without frontswap; with frontswap=1 $failed_loads failed at those points, earliest first, each leaving nothing loaded and no hook that swapon calls ($errs); then $end"
 	else
 		nok "fault-injected loads with frontswap=1 # points=$points phase1=$p1 failing=$nfail phase2-failed=$failed_loads ${residue:-} ${end:-no successful load}$([ -n "$poke" ] || echo " (no swap file for the swapon check)")"
 	fi
