@@ -25,6 +25,8 @@
 #   results.tsv   one row per (configuration, workload), header first
 #   meta.txt      suite, kernel, machine, RAM, sizes, profile, date
 #   runs/CFG-WL/  the workload's output, pool samples, stats before/after
+#   current-row   while a row runs: "CFG WL REP LIMIT-S START-EPOCH
+#                 KILL-WAIT-S" (the host stops a guest that overruns it)
 # Every workload verifies all its data; a row is "ok" only when it did.
 #
 # Settings (kernel command-line words, from tests/bench/run.sh):
@@ -590,6 +592,9 @@ run_one() { # CFG WL REP
 	[ -z "$perf_on" ] || perf_start
 	row_window begin "$cfg" "$wl" "$r"
 	t0=$(date +%s.%N)
+	# for the host (tests/bench/run.sh): the row running, its limit and
+	# start; a guest that stalls whole cannot report its own TIMEOUT
+	echo "$cfg $wl $r $tmo ${t0%.*} $((WEDGE_WAIT + 20))" >"$B/current-row"
 	run_bounded "$tmo" "$cmd" || rc=$?
 	t1=$(date +%s.%N)
 	row_window end "$cfg" "$wl" "$r"
@@ -652,6 +657,7 @@ run_one() { # CFG WL REP
 	printf "bench-%s-%s-r%s\t$sum\t%s\n" "$cfg" "$wl" "$r" \
 		"$(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%d", b - a}')" >>"$R/summary.tsv"
 	st=${st%-rival}
+	rm -f "$B/current-row"
 	say "  $cfg/$wl#$r: $st in $(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.0f", b - a}')s, disk r/w $(tail -n 1 "$B/results.tsv" | cut -f15,16 | tr '\t' /) MiB, pool max $(awk -v p="$pmax" 'BEGIN {printf "%.0f", p / 1048576}') MiB"
 }
 

@@ -509,7 +509,10 @@ def main():
         for w in swap_wls:
             ps = []
             for base in ("disk", "zswap", "zram", "zram-wb"):
-                if (w, base) in idx:
+                if (w, base) in idx and not ok(idx[(w, base)]) and ok(idx.get((w, zc))):
+                    # the rival gave no measurement: say why, not "-"
+                    ps.append("/%s %s" % (base, idx[(w, base)]["status"].split(" (")[0]))
+                elif (w, base) in idx:
                     ps.append("/%s I/O %s runtime %s" % (
                         base, fmt_ratio(wl_ratio(idx, w, zc, base, "disk_io")),
                         fmt_ratio(wl_ratio(idx, w, zc, base, "runtime"))))
@@ -524,7 +527,9 @@ def main():
     others = []
     for w in swap_wls:
         for c in ("zswap", "zram", "zram-wb"):
-            if (w, c) in idx:
+            if (w, c) in idx and not ok(idx[(w, c)]):
+                others.append("%s %s %s" % (w, c, idx[(w, c)]["status"].split(" (")[0]))
+            elif (w, c) in idx:
                 others.append("%s %s/disk I/O %s runtime %s" % (
                     w, c, fmt_ratio(wl_ratio(idx, w, c, "disk", "disk_io")),
                     fmt_ratio(wl_ratio(idx, w, c, "disk", "runtime"))))

@@ -204,17 +204,72 @@ host_load_sampler() {
 	done
 }
 
+# The host's limit of a row.  The guest stops a row at its limit and
+# gives up on it when its processes outlive SIGKILL (guest.sh run_bounded),
+# but a guest can stall whole: zram-wb on the hdd profile, its pool full at
+# mem_limit, failed swap writes by the thousand (s18 trixie: the console
+# still printing them, the bench script silent, 800 s past the row's
+# deadline).  The guest names the running row in bench/current-row (the
+# share is live); when that row is still there HOST_GRACE s after the
+# guest's own deadline, the host stops the boot and writes the row as
+# TIMEOUT itself (row_stopped).  The rows after it are not run.
+HOST_GRACE=${ZC_BENCH_HOST_GRACE:-600}
+stopf=$ZC_CACHE/work/host-stop-$name.$$
+row_watch() {
+	local cur=$ZC_CACHE/results/$name/bench/current-row cfg wl r lim t0 kw now p
+	while sleep 15; do
+		[ -f "$cur" ] && read -r cfg wl r lim t0 kw <"$cur" 2>/dev/null || continue
+		now=$(date +%s)
+		[ "$now" -gt $((t0 + lim + kw + HOST_GRACE)) ] || continue
+		echo "$cfg $wl $r $lim $t0 $now" >"$stopf"
+		zc_log "$cfg/$wl#$r: $((now - t0 - lim)) s past its limit of $lim s and the guest has not moved on: stopping the boot"
+		for p in $(pgrep -f '^qemu-system'); do
+			grep -qzF "path=$ZC_CACHE/logs/$name/console.log" "/proc/$p/cmdline" 2>/dev/null &&
+				kill "$p"
+		done
+		return
+	done
+}
+# row_stopped: the row the host stopped, as the guest would have written
+# it (TIMEOUT for a rival: its result; FAIL for zcache's own), and rc 0
+# when it was a rival's and the guest had recorded no failure before.
+row_stopped() {
+	local cfg wl r lim t0 now st=TIMEOUT s k p ws ram
+	read -r cfg wl r lim t0 now <"$stopf"
+	# suite, kernel, profile, ws_mib and ram_mib: those of the first row
+	IFS=$'\t' read -r s k p ws ram < <(sed -n 2p "$out/results.tsv" | cut -f1-3,26,27)
+	case $cfg in zcache*) st=FAIL ;; esac
+	# the columns of guest.sh's results.tsv, "-" for what the guest measures
+	printf '%s\t' "$s" "$k" "$p" "$cfg" "$wl" "$r" "$st" 124 "$((now - t0))" \
+		- - - - - - - - - - - - - - - - >>"$out/results.tsv"
+	printf '%s\t%s\t-\t-\n' "$ws" "$ram" >>"$out/results.tsv"
+	echo "$cfg/$wl#$r: the guest stalled in it ($((now - t0 - lim)) s past its limit of $lim s); the host stopped the boot, the rows after it did not run" >>"$out/skipped.txt"
+	rm -f "$out/current-row"
+	if [ "$st" = TIMEOUT ] && [ ! -s "$ZC_CACHE/results/$name/failures.txt" ] &&
+		[ ! -s "$ZC_CACHE/logs/$name/splats.txt" ]; then
+		zc_log "$cfg/$wl#$r: TIMEOUT written by the host; no failure before it: the run counts as passed"
+		rc=0
+	fi
+}
+
 load0=$(cut -d' ' -f1-3 /proc/loadavg)
 zc_log "benchmark $name: $suite, ${mem} MiB RAM, profile $profile, configs $configs, workloads $workloads"
 mkdir -p "$ZC_CACHE/work"
 hl=$ZC_CACHE/work/host-load-$name.$$
 host_load_sampler >"$hl" &
 hl_pid=$!
+rm -f "$ZC_CACHE/results/$name/bench/current-row" "$stopf"
+row_watch &
+rw_pid=$!
 rc=0
 "$repo/vm/run.sh" "${vm_args[@]}" "$suite" || rc=$?
-kill "$hl_pid" 2>/dev/null; wait "$hl_pid" 2>/dev/null || true	# 143: killed
+kill "$hl_pid" "$rw_pid" 2>/dev/null; wait "$hl_pid" "$rw_pid" 2>/dev/null || true	# 143: killed
 out=$ZC_CACHE/results/$name/bench
 [ -f "$out/results.tsv" ] || zc_die "the guest wrote no results (logs: $ZC_CACHE/logs/$name)"
+if [ -s "$stopf" ]; then
+	row_stopped
+	rm -f "$stopf"
+fi
 mv "$hl" "$out/host-load.txt"
 # what the guest cannot know: the host's side of the run
 {
