@@ -38,9 +38,10 @@
 #                 build the modules through DKMS
 #   vm-upgrade    a second kernel installed after the package: DKMS builds
 #                 for it by itself, the guest boots it and loads zcache
-#   harness-catch the guest runner's verdicts on stand-in suites (host, no
-#                 guest), then a guest test forced to fail, a kernel WARNING
-#                 and a timeout must each fail the VM run
+#   harness-catch the guest runner's verdicts on stand-in suites and the
+#                 benchmark's host side on a fixture (host, no guest), then
+#                 a guest test forced to fail, a kernel WARNING and a
+#                 timeout must each fail the VM run
 #   vm-cleancache bullseye booted on the test kernel 5.10-zc-cleancache
 #                 (vm/testkernel.sh): every guest suite quick, the cleancache
 #                 front end proven by 34-zcache-cleancache (full list only)
@@ -94,7 +95,7 @@ step_cmd() {
 	vm-cleancache) echo "make vm-cleancache-test" ;;
 	vm-debug) echo "make vm-debug-test" ;;
 	vm-cleancache-debug) echo "make vm-cleancache-debug-test" ;;
-	harness-catch) echo "make vm-test-runner vm-harness-catch" ;;
+	harness-catch) echo "make vm-test-runner bench-selftest vm-harness-catch" ;;
 	vm-*)
 		zc_check_suite "${1#vm-}" || return 1
 		echo "make vm-test SUITE=${1#vm-} INSTALL=fast VM_ARGS='--scratch 2G:none'" ;;

@@ -13,6 +13,12 @@ test:
 bench:
 	tests/bench/run.sh --profile $(or $(PROFILE),ssd) $(BENCH_ARGS) $(or $(SUITE),bookworm)
 
+## bench-selftest  the benchmark's host side (row limit, report) on a
+##                 fixture, no guest (seconds)
+.PHONY: bench-selftest
+bench-selftest:
+	tests/bench/selftest.sh
+
 ## test-full       the default test steps plus the long ones (every suite in
 ##                 full, rt kernels, lifecycle, cloud-init/rpm/upgrade paths)
 .PHONY: test-full

@@ -52,6 +52,9 @@
 #                     slows every row alike, so read shares, not times
 #   --publish         copy the report into docs/bench/SUITE-PROFILE/ (the
 #                     committed reference reports; commit them by hand)
+# Environment: ZC_BENCH_HOST_GRACE (default 600): seconds past a row's own
+# limit after which the host stops a guest that has not moved on and
+# writes the row itself (tests/bench/hostwatch.sh).
 # Prints the report's summary line; exit status 0 only when the guest run
 # passed (every configuration set up, every workload verified its data).
 set -euo pipefail
@@ -204,53 +207,9 @@ host_load_sampler() {
 	done
 }
 
-# The host's limit of a row.  The guest stops a row at its limit and
-# gives up on it when its processes outlive SIGKILL (guest.sh run_bounded),
-# but a guest can stall whole: zram-wb on the hdd profile, its pool full at
-# mem_limit, failed swap writes by the thousand (s18 trixie: the console
-# still printing them, the bench script silent, 800 s past the row's
-# deadline).  The guest names the running row in bench/current-row (the
-# share is live); when that row is still there HOST_GRACE s after the
-# guest's own deadline, the host stops the boot and writes the row as
-# TIMEOUT itself (row_stopped).  The rows after it are not run.
-HOST_GRACE=${ZC_BENCH_HOST_GRACE:-600}
+# the host's limit of a row (a guest that stalls whole)
+. "$here/hostwatch.sh"
 stopf=$ZC_CACHE/work/host-stop-$name.$$
-row_watch() {
-	local cur=$ZC_CACHE/results/$name/bench/current-row cfg wl r lim t0 kw now p
-	while sleep 15; do
-		[ -f "$cur" ] && read -r cfg wl r lim t0 kw <"$cur" 2>/dev/null || continue
-		now=$(date +%s)
-		[ "$now" -gt $((t0 + lim + kw + HOST_GRACE)) ] || continue
-		echo "$cfg $wl $r $lim $t0 $now" >"$stopf"
-		zc_log "$cfg/$wl#$r: $((now - t0 - lim)) s past its limit of $lim s and the guest has not moved on: stopping the boot"
-		for p in $(pgrep -f '^qemu-system'); do
-			grep -qzF "path=$ZC_CACHE/logs/$name/console.log" "/proc/$p/cmdline" 2>/dev/null &&
-				kill "$p"
-		done
-		return
-	done
-}
-# row_stopped: the row the host stopped, as the guest would have written
-# it (TIMEOUT for a rival: its result; FAIL for zcache's own), and rc 0
-# when it was a rival's and the guest had recorded no failure before.
-row_stopped() {
-	local cfg wl r lim t0 now st=TIMEOUT s k p ws ram
-	read -r cfg wl r lim t0 now <"$stopf"
-	# suite, kernel, profile, ws_mib and ram_mib: those of the first row
-	IFS=$'\t' read -r s k p ws ram < <(sed -n 2p "$out/results.tsv" | cut -f1-3,26,27)
-	case $cfg in zcache*) st=FAIL ;; esac
-	# the columns of guest.sh's results.tsv, "-" for what the guest measures
-	printf '%s\t' "$s" "$k" "$p" "$cfg" "$wl" "$r" "$st" 124 "$((now - t0))" \
-		- - - - - - - - - - - - - - - - >>"$out/results.tsv"
-	printf '%s\t%s\t-\t-\n' "$ws" "$ram" >>"$out/results.tsv"
-	echo "$cfg/$wl#$r: the guest stalled in it ($((now - t0 - lim)) s past its limit of $lim s); the host stopped the boot, the rows after it did not run" >>"$out/skipped.txt"
-	rm -f "$out/current-row"
-	if [ "$st" = TIMEOUT ] && [ ! -s "$ZC_CACHE/results/$name/failures.txt" ] &&
-		[ ! -s "$ZC_CACHE/logs/$name/splats.txt" ]; then
-		zc_log "$cfg/$wl#$r: TIMEOUT written by the host; no failure before it: the run counts as passed"
-		rc=0
-	fi
-}
 
 load0=$(cut -d' ' -f1-3 /proc/loadavg)
 zc_log "benchmark $name: $suite, ${mem} MiB RAM, profile $profile, configs $configs, workloads $workloads"
@@ -259,7 +218,8 @@ hl=$ZC_CACHE/work/host-load-$name.$$
 host_load_sampler >"$hl" &
 hl_pid=$!
 rm -f "$ZC_CACHE/results/$name/bench/current-row" "$stopf"
-row_watch &
+row_watch "$ZC_CACHE/results/$name/bench" "$ZC_CACHE/logs/$name/console.log" "$stopf" \
+	"${ZC_BENCH_HOST_GRACE:-600}" &
 rw_pid=$!
 rc=0
 "$repo/vm/run.sh" "${vm_args[@]}" "$suite" || rc=$?
@@ -267,7 +227,10 @@ kill "$hl_pid" "$rw_pid" 2>/dev/null; wait "$hl_pid" "$rw_pid" 2>/dev/null || tr
 out=$ZC_CACHE/results/$name/bench
 [ -f "$out/results.tsv" ] || zc_die "the guest wrote no results (logs: $ZC_CACHE/logs/$name)"
 if [ -s "$stopf" ]; then
-	row_stopped
+	failed=0
+	[ ! -s "$ZC_CACHE/results/$name/failures.txt" ] && [ ! -s "$ZC_CACHE/logs/$name/splats.txt" ] ||
+		failed=1
+	if row_stopped "$out" "$stopf" "$failed"; then rc=0; else rc=1; fi
 	rm -f "$stopf"
 fi
 mv "$hl" "$out/host-load.txt"
