@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * failnth_load MODULE.ko PARAMS N
+ * failnth_load MODULE.ko PARAMS N|budget
  *
  * Load MODULE.ko (uncompressed) with init_module(2) and PARAMS, with the
  * N-th fault-injection point of the calling thread failing
@@ -11,6 +11,13 @@
  * Prints one line: "rc=R errno=E injected=I left=L": R and E of
  * init_module, I 1 when the fault was injected, L how many points were
  * left of N when none was (so N minus L is how many the load passed).
+ *
+ * With "budget" instead of N, the thread is marked for the fault
+ * attributes' task filter (/proc/thread-self/make-it-fail) around the
+ * load: the caller sets failslab's task-filter, probability, times and
+ * space, so that every slab allocation of the load fails once the space
+ * budget is spent.  Prints "rc=R errno=E".
+ *
  * Exit 0 when the module loaded, 1 when the load failed, 2 on a usage or
  * setup error.
  */
@@ -48,6 +55,32 @@ static void *read_all(const char *path, size_t *len)
 	return buf;
 }
 
+/*
+ * One load with this thread marked for the task filter.  Both ends are
+ * writes to a file opened beforehand: nothing between the marks allocates
+ * but the load (an open would, and would fail).
+ */
+static int budget_load(void *image, size_t len, const char *params)
+{
+	int fd = open("/proc/thread-self/make-it-fail", O_WRONLY);
+	int rc, err;
+
+	if (fd < 0) {
+		perror("/proc/thread-self/make-it-fail");
+		return 2;
+	}
+	if (write(fd, "1", 1) < 0) {
+		perror("make-it-fail");
+		return 2;
+	}
+	rc = syscall(SYS_init_module, image, len, params);
+	err = rc ? errno : 0;
+	if (write(fd, "0", 1) < 0)
+		return 2;
+	printf("rc=%d errno=%d\n", rc, err);
+	return rc ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	char num[32];
@@ -58,15 +91,17 @@ int main(int argc, char **argv)
 	ssize_t r;
 
 	if (argc != 4) {
-		fprintf(stderr, "usage: %s MODULE.ko PARAMS N\n", argv[0]);
+		fprintf(stderr, "usage: %s MODULE.ko PARAMS N|budget\n", argv[0]);
 		return 2;
 	}
-	n = strtol(argv[3], NULL, 10);
 	image = read_all(argv[1], &len);
 	if (!image) {
 		perror(argv[1]);
 		return 2;
 	}
+	if (strcmp(argv[3], "budget") == 0)
+		return budget_load(image, len, argv[2]);
+	n = strtol(argv[3], NULL, 10);
 	fd = open("/proc/thread-self/fail-nth", O_RDWR);
 	if (fd < 0) {
 		perror("/proc/thread-self/fail-nth");

@@ -12,12 +12,12 @@
 #  6. swapoff drops every page of the area (stored_pages back to 0)
 #  7. no oops/warning/lockup taint
 #  8. (first, where the kernel has fault injection: the debug test kernels)
-#     loads of zcache in which the Nth allocation fails: first without
-#     frontswap, to find the points that fail a load, then with
-#     frontswap=1 at those points, earliest first: each failed load leaves
-#     nothing behind, in particular no frontswap hook into the freed
-#     module (a swapon after each failed load calls every hook's ->init;
-#     the kernel-log check catches the oops)
+#     loads of zcache with frontswap=1 in which every slab allocation
+#     fails once a budget of bytes is spent, budgets in order until one
+#     loads: each failed load leaves nothing behind, in particular no
+#     frontswap hook into the freed module (a swapon after each failed
+#     load calls every hook's ->init; the kernel-log check catches the
+#     oops)
 # KTAP on stdout; commands and their output on stderr.
 set -u
 . "$ZC_TESTS/guest/ktap-lib.sh"
@@ -55,11 +55,31 @@ taint_mark
 PAGE=$(getconf PAGESIZE)
 
 # 8 (run first: it needs zcache unloaded, and a load with frontswap=1 pins
-# it).  /proc/thread-self/fail-nth fails the Nth fault-injection point of
-# one thread; failslab and fail_page_alloc must not skip GFP_KERNEL or
-# order-0 allocations for the points to be module loading's.  A clean load
-# without frontswap counts the points; then the two phases below.
+# it).  Loads of zcache with frontswap=1 in which every slab allocation
+# fails from a point on: failslab's task filter marks only the loading
+# thread (failnth_load budget: /proc/thread-self/make-it-fail), and its
+# space budget lets that many bytes of allocations through first.  A
+# load that registers its hook and fails after it (in the block device's
+# set-up, say) leaves the hook pointing into freed module text; swapon
+# calls every registered hook's ->init, so a swapon and swapoff after
+# each failed load catch it at once (an oops inside the window still
+# fails the run, fault-window.awk).
+#
+# Why a budget and not the Nth allocation (/proc/thread-self/fail-nth,
+# this test until 2026-12-07): many failures of a load are tolerated
+# (debugfs, uevents), and one tolerated failure with frontswap=1 loads
+# the module, which pins it and ends the test.  The Nth points that fail
+# a load without frontswap are not numbered alike with frontswap=1, so
+# tried latest first the first one loaded (s18: point 703 of 770,
+# nothing checked), and tried earliest first a tolerated one came before
+# the block device's set-up: on the package from before the hooks were
+# registered last, the defect this test exists for, it passed (s19,
+# point 121 loaded).  With every allocation failing from the budget on,
+# a load succeeds only once the budget is past its last needed
+# allocation, so the budgets can go in order, every part of the init
+# gets its failure, and the one load that succeeds is the last.
 FI=/sys/kernel/debug
+FS=$FI/failslab
 mountpoint -q $FI || mount -t debugfs none $FI 2>/dev/null
 # Every load here is num_devices=0: no /dev/zcache0 is added, so (a) the
 # points are zcache's own and the module loader's, not those inside
@@ -68,7 +88,7 @@ mountpoint -q $FI || mount -t debugfs none $FI 2>/dev/null
 # bdi_register) - seen on 2026-12-05 - and (b) udev does not open a new
 # disk and hold the module while the test unloads it.  The set-up after
 # the front ends (bioset, workqueue, class, major) still runs and fails.
-fi_load() { # N PARAMS: one load; prints failnth_load's line
+fi_load() { # budget|0 PARAMS: one load; prints failnth_load's line
 	"$ZC_BIN/failnth_load" "$W/zcache.ko" "num_devices=0${2:+ $2}" "$1"
 }
 # udev opens a new zcache0 to probe it (blkid), which holds a module
@@ -84,7 +104,7 @@ rmmod_settled() {
 	echo "$msg"
 	return 1
 }
-if [ -e /proc/thread-self/fail-nth ] && [ -d $FI/failslab ] && [ -d $FI/fail_page_alloc ] &&
+if [ -e /proc/thread-self/make-it-fail ] && [ -w $FS/space ] && [ -w $FS/task-filter ] &&
    [ -x "$ZC_BIN/failnth_load" ] && modprobe -r zcache 2>/dev/null && [ ! -d /sys/module/zcache ]; then
 	ko=$(modinfo -n zcache)
 	case $ko in
@@ -94,104 +114,84 @@ if [ -e /proc/thread-self/fail-nth ] && [ -d $FI/failslab ] && [ -d $FI/fail_pag
 	esac
 	modprobe zcsmalloc
 	# verbose 0: no "FAULT_INJECTION: forcing a failure" stack dump per
-	# injection.  The kernel's own allocation-failure reports (the module
-	# loader's vmalloc, percpu) still dump the stack: the window tells the
-	# splat checks so (fault-window.awk); any other report still fails.
-	# panic_on_warn off inside the window, so that a WARNING there (none
-	# is expected now that no disk is added) fails the run with its report
-	# instead of rebooting the guest (docs/results/debug-5.10-2026-12-05.md).
-	fi0="$(cat $FI/failslab/ignore-gfp-wait) $(cat $FI/fail_page_alloc/ignore-gfp-wait) $(cat $FI/fail_page_alloc/min-order) $(cat $FI/failslab/verbose) $(cat $FI/fail_page_alloc/verbose) $(cat /proc/sys/kernel/panic_on_warn 2>/dev/null || echo 0)"
+	# injection.  The kernel's own allocation-failure reports still dump
+	# the stack: the window tells the splat checks so (fault-window.awk);
+	# any other report still fails.  panic_on_warn off inside the window,
+	# so that a WARNING there fails the run with its report instead of
+	# rebooting the guest (docs/results/debug-5.10-2026-12-05.md).
+	# probability first: with it 0 nothing else matters (task-filter N
+	# and probability 100 would fail every task's allocations)
+	fi_keys="probability ignore-gfp-wait verbose task-filter interval times space"
+	fi0="$(for k in $fi_keys; do cat $FS/$k; done | paste -sd ' ') $(cat /proc/sys/kernel/panic_on_warn 2>/dev/null || echo 0)"
 	fi_restore() {
-		read -r a b c v1 v2 pw <<<"$fi0"
-		echo "$pw" >/proc/sys/kernel/panic_on_warn 2>/dev/null
-		echo "$a" >$FI/failslab/ignore-gfp-wait
-		echo "$b" >$FI/fail_page_alloc/ignore-gfp-wait
-		echo "$c" >$FI/fail_page_alloc/min-order
-		echo "$v1" >$FI/failslab/verbose
-		echo "$v2" >$FI/fail_page_alloc/verbose
+		local k v
+		set -- $fi0
+		for k in $fi_keys; do
+			v=$1
+			shift
+			echo "$v" >$FS/$k
+		done
+		echo "$1" >/proc/sys/kernel/panic_on_warn 2>/dev/null
 		fi0=
 		fi_window_end
 	}
-	echo N >$FI/failslab/ignore-gfp-wait
-	echo N >$FI/fail_page_alloc/ignore-gfp-wait
-	echo 0 >$FI/fail_page_alloc/min-order
-	echo 0 >$FI/failslab/verbose
-	echo 0 >$FI/fail_page_alloc/verbose
+	echo 0 >$FS/probability
+	echo N >$FS/ignore-gfp-wait
+	echo 0 >$FS/verbose
+	echo Y >$FS/task-filter
+	echo 1 >$FS/interval
+	echo -1 >$FS/times
 	echo 0 >/proc/sys/kernel/panic_on_warn 2>/dev/null
-	fi_window_begin "32-zcache-frontswap: module loads with fail-nth"
-	big=1000000
-	left=$(fi_load $big "" | sed -n 's/.* left=//p')
-	points=$((big - ${left:-$big}))
-	step=$((points / 150 + 1)) failing='' residue='' p1=0
-	msg=$(rmmod_settled) || residue="the counting load cannot be unloaded: $msg"
-	# Phase 1, frontswap=0 (nothing pins the module, so a load that
-	# succeeds is unloaded again): loads failing at points spread over the
-	# count, to learn which points fail a load.  Many injected failures are
-	# tolerated (the load succeeds), so a sweep that stops at the first
-	# successful load never reaches zcache's own init (it stopped at point
-	# 10 of 1265 on 2026-12-05).
-	echo "+ $points fault points in a load; phase 1: every ${step}th with frontswap=0" >&2
-	for ((nth = 1; nth <= points; nth += step)); do
-		[ -z "$residue" ] || break
-		line=$(fi_load $nth ""); rc=$?
-		p1=$((p1 + 1))
-		[ $rc -eq 2 ] && { residue="failnth_load: setup error"; break; }
-		if [ $rc -eq 0 ]; then
-			if ! msg=$(rmmod_settled); then
-				residue="point $nth: loaded ($line) and cannot be unloaded: $msg (refcnt $(cat /sys/module/zcache/refcnt 2>/dev/null), holders: $(ls /sys/module/zcache/holders 2>/dev/null | tr '\n' ' '))"
-				dmesg | tail -n 20 >&2
-				break
-			fi
-			continue
-		fi
-		failing="$failing $nth"
-		[ ! -d /sys/module/zcache ] || { residue="point $nth: /sys/module/zcache left after a failed load"; break; }
-	done
-	# Phase 2, frontswap=1, at the failing points, earliest first: a load
-	# that registers its hook early and fails after it (in the block
-	# device's set-up, say) leaves the hook pointing into freed module
-	# text.  swapon calls every registered hook's ->init, so a swapon and
-	# swapoff after each failed load catch it at once (an oops inside the
-	# window still fails the run, fault-window.awk).  A load that succeeds
-	# pins the module and ends the phase, so the points go earliest first:
-	# the allocations of a load are not numbered alike from boot to boot
-	# or with frontswap=1 (750 points in one boot, 770 in another), least
-	# of all near the end of the init, and on 2026-12-06 the latest point
-	# of phase 1 loaded at once with frontswap=1, leaving the phase with
-	# no failed load to check; the early points fail the same way.
+	fi_window_begin "32-zcache-frontswap: module loads with a failslab budget"
+	# the bytes a load without frontswap asks of slab: a budget never
+	# spent, probability 100 (nothing fails while the budget lasts)
+	big=2000000000 residue='' bytes=0
+	echo $big >$FS/space
+	echo 100 >$FS/probability
+	line=$(fi_load budget "") || residue="the counting load failed: $line"
+	bytes=$((big - $(cat $FS/space)))
+	[ -n "$residue" ] || msg=$(rmmod_settled) || residue="the counting load cannot be unloaded: $msg"
+	[ "$bytes" -gt 0 ] || residue="${residue:-the counting load spent no budget (task filter?)}"
+	# budgets from 0 (the first allocation fails) in ~150 steps, on past
+	# the count (frontswap=1 asks a little more), until a load succeeds
+	step=$((bytes / 150 + 1))
 	poke=$W/poke.swap
 	fallocate -l 16M "$poke" && chmod 600 "$poke" && mkswap "$poke" >/dev/null 2>&1 || poke=
-	failed_loads=0 errs='' end='' pokes=0 tried=0
-	for nth in $failing; do
-		[ -z "$residue" ] && [ $tried -lt 60 ] || break
-		tried=$((tried + 1))
-		line=$(fi_load $nth "frontswap=1"); rc=$?
-		[ $rc -eq 2 ] && { residue="failnth_load: setup error"; break; }
-		if [ $rc -eq 0 ]; then end="point $nth: loaded ($line)"; break; fi
-		failed_loads=$((failed_loads + 1))
+	echo "+ slab bytes of a load: $bytes; frontswap=1 loads with budgets 0, $step, ... until one loads" >&2
+	failed_loads=0 errs='' end='' pokes=0 last_failed=-1
+	for ((budget = 0; budget <= bytes * 2; budget += step)); do
+		[ -z "$residue" ] || break
+		echo $budget >$FS/space
+		line=$(fi_load budget "frontswap=1"); rc=$?
+		[ $rc -eq 2 ] && { residue="failnth_load: setup error: $line"; break; }
+		if [ $rc -eq 0 ]; then end="budget $budget of $bytes bytes: loaded"; break; fi
+		failed_loads=$((failed_loads + 1)) last_failed=$budget
 		errs="$errs $(echo "$line" | sed -n 's/.*errno=\([0-9]*\).*/\1/p')"
-		[ ! -d /sys/module/zcache ] || { residue="point $nth: /sys/module/zcache left after a failed load"; break; }
+		[ ! -d /sys/module/zcache ] || { residue="budget $budget: /sys/module/zcache left after a failed load"; break; }
 		if [ -n "$poke" ]; then
-			swapon "$poke" && swapoff "$poke" || { residue="point $nth: swapon/swapoff failed after a failed load"; break; }
+			swapon "$poke" && swapoff "$poke" || { residue="budget $budget: swapon/swapoff failed after a failed load"; break; }
 			pokes=$((pokes + 1))
 		fi
 	done
+	echo 0 >$FS/probability
 	if [ -z "$end" ] && [ -z "$residue" ]; then
 		line=$(fi_load 0 "frontswap=1") && end="a load without injection: loaded ($line)" ||
 			residue="a load without injection failed: $line"
 	fi
 	fi_restore
 	errs=$(echo $errs | tr ' ' '\n' | sort -n | uniq -c | awk '{printf "%s%sx errno %s", s, $1, $2; s=", "}')
-	nfail=$(echo $failing | wc -w)
-	echo "# fault-injected loads: phase 1 $p1 loads, $nfail failed; phase 2 $failed_loads failed ($errs), $pokes swapon/swapoff after them; ${end:-no load succeeded}" >&2
-	if [ "$points" -gt 0 ] && [ $failed_loads -gt 0 ] && [ -n "$poke" ] && [ -z "$residue" ] && [ -n "$end" ]; then
-		ok "fault-injected loads: $nfail of $p1 points failed a load without frontswap; with frontswap=1 $failed_loads failed at those points, earliest first, each leaving nothing loaded and no hook that swapon calls ($errs); then $end"
+	echo "# fault-injected loads: $bytes slab bytes in a load; $failed_loads frontswap=1 loads failed ($errs), the last at budget $last_failed; $pokes swapon/swapoff after them; ${end:-no load succeeded}" >&2
+	# the budgets go in order: the load that succeeded (pinned) came one
+	# step after the last that failed, so every part of the init failed
+	if [ "$bytes" -gt 0 ] && [ $failed_loads -gt 0 ] && [ -n "$poke" ] && [ -z "$residue" ] &&
+	   [ -n "$end" ] && [ "${end#budget }" != "$end" ]; then
+		ok "fault-injected loads: $failed_loads loads with frontswap=1 failed, every slab allocation failing from budgets 0 to $last_failed of $bytes bytes, each leaving nothing loaded and no hook that swapon calls ($errs); then $end"
 	else
-		nok "fault-injected loads with frontswap=1 # points=$points phase1=$p1 failing=$nfail phase2-failed=$failed_loads ${residue:-} ${end:-no successful load}$([ -n "$poke" ] || echo " (no swap file for the swapon check)")"
+		nok "fault-injected loads with frontswap=1 # bytes=$bytes failed=$failed_loads last=$last_failed ${residue:-} ${end:-no successful load}$([ -n "$poke" ] || echo " (no swap file for the swapon check)")"
 	fi
 	[ -d /sys/module/zcache ] || modprobe zcache >&2
 else
-	skip "fault-injected loads with frontswap=1" "no fault injection (fail-nth, failslab, fail_page_alloc: the debug test kernels have them)"
+	skip "fault-injected loads with frontswap=1" "no fault injection (failslab with make-it-fail: the debug test kernels have it)"
 fi
 
 # zswap is a frontswap backend too: keep it out of the measurement.
