@@ -359,9 +359,10 @@ def floor_section(d, idx, configs, workloads):
            "(memstress --trace) against LRU RAM, a pool of the run's limit and the disk.",
            "Compressible pages take the pool at the measured ratio of compressible pages;",
            "memstress's incompressible pages (the same hash as the workload) are refused",
-           "by the pool (zswap, zcache) or stored whole (zram).  RAM's size M is fitted so",
-           "that the disk-only policy reproduces the disk row, then the model predicts the",
-           "zswap and zram rows (their error is the calibration error).  floor = the best",
+           "by the pool (zswap, zcache) or stored whole (zram).  RAM's size M is fitted on",
+           "the disk, zswap and zram rows together (the M whose largest error is smallest;",
+           "the disk row alone fixes M poorly): their errors are the calibration error.",
+           "floor = the best",
            "pool policy without foresight (clean pages read from the disk keep their copy);",
            "belady = a clairvoyant pool.  Distance = the configuration's measured disk I/O /",
            "the floor's (1.00 = at the floor).\n"]
@@ -380,13 +381,18 @@ def floor_section(d, idx, configs, workloads):
                    "%d compressible pages at %.2fx.\n"
                    % (res["accesses"], res["pages"], inc, res["m_pages"],
                       res["m_pages"] * 4096 / 1048576,
-                      ", fitted on the disk row" if res["m_fitted"] else "",
+                      (", fitted on the %s rows" % "+".join(res["m_fit_rows"])
+                       if res.get("m_fit_rows") else
+                       ", fitted on the disk row" if res["m_fitted"] else ""),
                       "%.1f MiB: " % (res["pool_bytes"] / 1048576) if res.get("pool_bytes")
                       else "", res["pool_pages"], res["ratio"]))
         if res.get("disk_mib_at_memavailable") is not None and res.get("m_avail_pages"):
             out.append("(M from MemAvailable before the disk run would be %.0f MiB; the disk "
                        "policy then moves %.1f MiB.)\n"
                        % (res["m_avail_pages"] * 4096 / 1048576, res["disk_mib_at_memavailable"]))
+        if res.get("m_disk_pages") and res.get("m_fit_rows", ["disk"]) != ["disk"]:
+            out.append("(The disk row alone would give M = %.0f MiB.)\n"
+                       % (res["m_disk_pages"] * 4096 / 1048576))
         if not applies:
             out.append("**The model does not apply to this kernel: no floor is claimed.** "
                        "It reclaimed with the multi-gen LRU (lru_gen: %s), and the model is "
