@@ -15,6 +15,16 @@
 # stops the boot (row_watch) and writes the row itself (row_stopped).
 # The rows after it do not run.
 
+# qemu_of CONSOLE: the PIDs of the QEMU whose serial console is the file
+# CONSOLE (one per boot; another guest on the host is not it)
+qemu_of() {
+	local p
+	for p in $(pgrep -f '^qemu-system'); do
+		grep -qzF "path=$1" "/proc/$p/cmdline" 2>/dev/null && echo "$p"
+	done
+	return 0
+}
+
 # row_watch BENCH-DIR CONSOLE STOP-FILE GRACE: until it stops a boot,
 # every ZC_BENCH_WATCH_SECS (15) s: when BENCH-DIR/current-row is overdue,
 # writes "CFG WL REP LIMIT START NOW" to STOP-FILE and sends SIGTERM to
@@ -28,8 +38,8 @@ row_watch() {
 		[ "$now" -gt $((t0 + lim + kw + grace)) ] || continue
 		echo "$cfg $wl $r $lim $t0 $now" >"$stopf"
 		zc_log "$cfg/$wl#$r: $((now - t0 - lim)) s past its limit of $lim s and the guest has not moved on: stopping the boot"
-		for p in $(pgrep -f '^qemu-system'); do
-			grep -qzF "path=$console" "/proc/$p/cmdline" 2>/dev/null && kill "$p"
+		for p in $(qemu_of "$console"); do
+			kill "$p"
 		done
 		return 0
 	done

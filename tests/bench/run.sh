@@ -179,6 +179,9 @@ vm_args=(--install "$install" --pkg-dir "$pkgdir" --mem "$mem" --scratch "${scra
 	--script bench/guest.sh --name "$name" --timeout "$tmo" --append "$append")
 [ -z "$quick" ] || vm_args+=(--quick)
 
+# qemu_of, and the host's limit of a row (a guest that stalls whole)
+. "$here/hostwatch.sh"
+
 # The host's CPU taken by anything but this boot's QEMU, every 5 s:
 # "EPOCH CORES" (busy jiffies of /proc/stat minus those of the
 # qemu-system process whose console is this run's; another guest on the
@@ -187,8 +190,7 @@ vm_args=(--install "$install" --pkg-dir "$pkgdir" --mem "$mem" --scratch "${scra
 # was while it ran.
 host_cpu() {
 	local q=0 p f
-	for p in $(pgrep -f '^qemu-system'); do
-		grep -qzF "path=$ZC_CACHE/logs/$name/console.log" "/proc/$p/cmdline" 2>/dev/null || continue
+	for p in $(qemu_of "$ZC_CACHE/logs/$name/console.log"); do
 		read -r -a f <"/proc/$p/stat" 2>/dev/null || continue
 		q=$((q + f[13] + f[14]))
 	done
@@ -207,8 +209,6 @@ host_load_sampler() {
 	done
 }
 
-# the host's limit of a row (a guest that stalls whole)
-. "$here/hostwatch.sh"
 stopf=$ZC_CACHE/work/host-stop-$name.$$
 
 load0=$(cut -d' ' -f1-3 /proc/loadavg)
