@@ -623,10 +623,10 @@ def model_workload(d, rows, meta, wl, exe, tmp, log):
             wl, len(keys), npages, len(incomp), pct, seed,
             "fitted on the %s rows" % "+".join(fit_rows) if fitted else
             "from MemAvailable (no usable disk row)",
-                       m_fit, m_fit * PAGE / 1048576,
-                       "%d" % m_disk if m_disk else "-",
-                       "%d" % m_avail if m_avail else "?", pool_bytes / 1048576, pool_pages,
-                       ratio, ", ".join("%.2f" % x for x in ratios) or "the default"))
+            m_fit, m_fit * PAGE / 1048576,
+            "%d" % m_disk if m_disk else "-",
+            "%d" % m_avail if m_avail else "?", pool_bytes / 1048576, pool_pages,
+            ratio, ", ".join("%.2f" % x for x in ratios) or "the default"))
     log("  reclaim: lru_gen %s" % lru_gen_text)
     nxt_arr = next_use(keys)
     res = {"workload": wl, "accesses": len(keys), "pages": npages,
