@@ -8,9 +8,10 @@ test:
 
 ## bench           the benchmark in one guest boot: disk swap, zswap, zram,
 ##                 zcache (+ frontswap on 5.10); SUITE=bookworm PROFILE=ssd|hdd
-##                 (BENCH_ARGS="--quick ..." for more; see tests/bench/run.sh)
+##                 (BENCH_ARGS="--quick ..." for more; see tests/bench/run.sh);
+##                 builds the packages of this checkout first, as demo does
 .PHONY: bench
-bench:
+bench: deb
 	tests/bench/run.sh --profile $(or $(PROFILE),ssd) $(BENCH_ARGS) $(or $(SUITE),bookworm)
 
 ## bench-selftest  the benchmark's host side (row limit, report) on a

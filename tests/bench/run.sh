@@ -38,7 +38,8 @@
 #                     (default 3; 1 with --quick); the report shows the
 #                     median and min-max
 #   --install fast|none  with the package (default: fast when a .deb is in
-#                     the package dir, else none: the zcache rows are skipped)
+#                     the package dir; without one, a run whose --configs
+#                     name zcache stops with an error; none skips them)
 #   --pkg-dir DIR     the packages (default $ZC_CACHE/pkg)
 #   --quick           smaller sets (ZC_QUICK=1)
 #   --timeout SEC     hard limit of the boot (default 7200 per repeat)
@@ -119,8 +120,12 @@ done
 if [ -z "$install" ]; then
 	if ls "$pkgdir"/zcache-dkms_*_all.deb >/dev/null 2>&1; then install=fast
 	else
+		# a zcache row without zcache would be a benchmark of the
+		# rivals alone: say so instead of skipping the rows
+		case ,$configs, in *,zcache*)
+			zc_die "no package in $pkgdir: build it with make deb (make bench does), or give --pkg-dir DIR, or --configs without zcache" ;;
+		esac
 		install=none
-		zc_log "no package in $pkgdir (make deb): zcache configurations will be skipped"
 	fi
 fi
 case $install in fast|none) ;; *) zc_die "--install: fast or none" ;; esac
