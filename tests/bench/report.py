@@ -108,6 +108,11 @@ def swap_counts(d, r):
 # Host cores busy outside QEMU above which a row's times are marked.
 HOST_BUSY = 0.3
 
+# The scratch disk's request limit per profile (vm/run.sh's QEMU
+# throttling.iops-total): a row's requests over it is the time the
+# throttle alone imposes.
+PROFILE_IOPS = {"ssd": 10000, "hdd": 200}
+
 
 def host_busy(d, r, samples):
     """Mean host CPU (cores) taken by other processes than QEMU while the
@@ -345,6 +350,46 @@ POLICY_DESC = {
     "belady": "clairvoyant: the page needed last goes to the disk",
     "zram-huge": "wt-excl, incompressible pages stored whole: zram",
 }
+
+
+def requests_section(idx, configs, workloads, profile):
+    """Disk requests per row: how large the reads and writes were and, on
+    a profile with a request limit, the time the limit alone imposes next
+    to the runtime (on hdd a row's runtime is close to it)."""
+    iops = PROFILE_IOPS.get(profile)
+    out = ["## Disk requests\n",
+           "Requests the scratch disk completed (reads and writes of /proc/diskstats,",
+           "medians), the mean request size, and, at the profile's limit of %s requests"
+           % (iops if iops else "(unknown)"),
+           "a second, the time those requests take at that limit alone (a disk bound on",
+           "the runtime; the runtime beside it). Fewer, larger requests take less time",
+           "at the same MiB: swap readahead reads an aligned cluster of slots under one",
+           "plug (mm/swap_state.c), and a slot whose page a pool serves (zswap, zcache)",
+           "needs no disk read, so the cluster's disk reads are split there.\n",
+           "| workload | config | read requests | write requests | KiB per read | "
+           "KiB per write | requests / IOPS s | runtime s |",
+           "|" + "---|" * 8]
+    any_row = False
+    for w in workloads:
+        if w not in SWAP_WORKLOADS:
+            continue
+        for c in configs:
+            r = idx.get((w, c))
+            if r is None or not ok(r):
+                continue
+            rd, wr = num(r.get("disk_reads")), num(r.get("disk_writes"))
+            rm, wm = num(r.get("disk_read_mib")), num(r.get("disk_write_mib"))
+            if rd is None or wr is None or rm is None or wm is None or rd + wr < 1000:
+                continue
+            any_row = True
+            out.append("| %s | %s | %d | %d | %s | %s | %s | %s |" % (
+                w, c, rd, wr,
+                "%.1f" % (rm * 1024 / rd) if rd else "-",
+                "%.1f" % (wm * 1024 / wr) if wr else "-",
+                "%.0f" % ((rd + wr) / iops) if iops else "-",
+                spread(r, "runtime")))
+    out.append("")
+    return out if any_row else []
 
 
 def floor_section(d, idx, configs, workloads):
@@ -616,6 +661,7 @@ def main():
                            swp, r["majflt"], r["oom_kills"], r["mib_verified"],
                            spread(r, "host_busy", "%.2f")))
         out.append("")
+    out.extend(requests_section(idx, configs, workloads, profile))
     out.extend(floor_out)
     flags = [ln for ln in open(os.path.join(d, "meta.txt")).read().splitlines()
              if ln.startswith(("swapon ", "rotational "))] if os.path.exists(
