@@ -358,7 +358,7 @@ def requests_section(idx, configs, workloads, profile):
     to the runtime (on hdd a row's runtime is close to it)."""
     iops = PROFILE_IOPS.get(profile)
     out = ["## Disk requests\n",
-           "Requests the scratch disk completed (reads and writes of /proc/diskstats,",
+           "Requests the scratch disk completed (reads and writes of /sys/block/vdX/stat,",
            "medians), the mean request size, and, at the profile's limit of %s requests"
            % (iops if iops else "(unknown)"),
            "a second, the time those requests take at that limit alone (a disk bound on",
