@@ -108,10 +108,10 @@ def swap_counts(d, r):
 # Host cores busy outside QEMU above which a row's times are marked.
 HOST_BUSY = 0.3
 
-# The scratch disk's request limit per profile (vm/run.sh's QEMU
-# throttling.iops-total): a row's requests over it is the time the
-# throttle alone imposes.
-PROFILE_IOPS = {"ssd": 10000, "hdd": 200}
+# The scratch disk's limits per profile, (IOPS, MB/s) (vm/run.sh's QEMU
+# throttling.iops-total and bps-total): a row's requests over the IOPS
+# is the time the throttle alone imposes.
+PROFILE_LIMITS = {"ssd": (10000, 200), "hdd": (200, 100)}
 
 
 def host_busy(d, r, samples):
@@ -356,7 +356,7 @@ def requests_section(idx, configs, workloads, profile):
     """Disk requests per row: how large the reads and writes were and, on
     a profile with a request limit, the time the limit alone imposes next
     to the runtime (on hdd a row's runtime is close to it)."""
-    iops = PROFILE_IOPS.get(profile)
+    iops = PROFILE_LIMITS.get(profile, (None, None))[0]
     out = ["## Disk requests\n",
            "Requests the scratch disk completed (reads and writes of /sys/block/vdX/stat,",
            "medians), the mean request size, and, at the profile's limit of %s requests"
@@ -549,7 +549,9 @@ def main():
                      ("package", "package")]:
         if k in meta:
             out.append("| %s | %s |" % (label, meta[k].replace("|", "/")))
-    out.append("| profiles | ssd: 10k IOPS, 200 MB/s; hdd: 200 IOPS, 100 MB/s (QEMU throttling) |")
+    out.append("| profiles | %s (QEMU throttling) |" % "; ".join(
+        "%s: %s IOPS, %d MB/s" % (p, "%dk" % (i // 1000) if i >= 1000 else i, mb)
+        for p, (i, mb) in PROFILE_LIMITS.items()))
     out.append("| goal set | %s |" % goal_set)
     out.append("")
 
