@@ -301,37 +301,10 @@ done:
 }
 
 /*
- * Write-through batches.  When the pool refuses a page for its limit, the
- * writes that follow it (swap writes come in slot order, a reclaim batch
- * at a time) go to the backing device without asking the pool, up to a
- * page that ends a readahead window.  What lands on the disk is then runs
- * of adjacent slots, and a swap-in reads a window from it in one request.
- * Asked page by page, a full pool takes a page whenever a load has freed
- * room and refuses the next, and every window is split between the pool
- * and the disk: a request per gap (docs/zcache-blk.md, "When the pool is
- * full").  The room loads free during a batch waits for the next store.
- */
-static void zcache_blk_wt_start(struct zcache_blk_dev *dev, unsigned long page)
-{
-	unsigned int batch = READ_ONCE(dev->wt_batch);
-
-	if (batch && dev->backing.bdev)
-		atomic_set(&dev->wt_left,
-			   (int)(round_up(page + batch, ZCACHE_BLK_WT_ALIGN) -
-				 page - 1));
-}
-
-/* Whether this write belongs to the batch under way (takes its place). */
-static bool zcache_blk_wt_batched(struct zcache_blk_dev *dev)
-{
-	return dev->backing.bdev && atomic_dec_if_positive(&dev->wt_left) >= 0;
-}
-
-/*
  * Write @data as page @page of @dev: into the pool, or through to the
- * backing device when the pool refuses it (compressed once either way) or
- * a write-through batch is under way (not compressed).  Returns 0, 1 (a
- * backing write was chained to @parent) or a negative errno.
+ * backing device when the pool refuses it (compressed once either way).
+ * Returns 0, 1 (a backing write was chained to @parent) or a negative
+ * errno.
  */
 static int zcache_blk_write_page(struct zcache_blk_dev *dev,
 				 unsigned long page, struct page *data,
@@ -342,13 +315,6 @@ static int zcache_blk_write_page(struct zcache_blk_dev *dev,
 	enum zcache_blk_bw_reason reason;
 	int ret;
 
-	if (zcache_blk_wt_batched(dev)) {
-		/* A copy stored before would read as newer than this one. */
-		zcache_invalidate(dev->pool, oid, index);
-		atomic64_inc(&dev->stats.backing_writes_batched);
-		reason = ZCACHE_BLK_BW_POOL_FULL;
-		goto through;
-	}
 	ret = zcache_store(dev->pool, oid, index, data);
 	switch (ret) {
 	case 0:
@@ -363,7 +329,6 @@ static int zcache_blk_write_page(struct zcache_blk_dev *dev,
 	case -ENOSPC:
 		atomic64_inc(&dev->stats.reject_pool_full);
 		reason = ZCACHE_BLK_BW_POOL_FULL;
-		zcache_blk_wt_start(dev, page);
 		break;
 	case -ENOMEM:
 		atomic64_inc(&dev->stats.reject_nomem);
@@ -385,7 +350,6 @@ static int zcache_blk_write_page(struct zcache_blk_dev *dev,
 		return -EIO;
 	}
 
-through:
 	/* An older copy of this page being written back must land first. */
 	zcache_writeback_wait(dev->pool, oid, index);
 	ret = zcache_blk_backing_rw(dev, page, data, true, reason, parent);
@@ -1061,39 +1025,6 @@ static ssize_t zcache_blk_writeback_store(struct device *d, struct device_attrib
 ZCACHE_BLK_ATTR_RW(writeback);
 
 /*
- * writethrough_batch: after the pool refuses a page for its limit, about
- * this many of the following writes go straight to the backing device
- * (0 to 1024, default 32; 0: every write asks the pool).  Any time.
- */
-static ssize_t zcache_blk_writethrough_batch_show(struct device *d,
-						  struct device_attribute *attr,
-						  char *buf)
-{
-	return sysfs_emit(buf, "%u\n",
-			  READ_ONCE(zcache_blk_dev_of(d)->wt_batch));
-}
-
-static ssize_t zcache_blk_writethrough_batch_store(struct device *d,
-						   struct device_attribute *attr,
-						   const char *buf, size_t len)
-{
-	struct zcache_blk_dev *dev = zcache_blk_dev_of(d);
-	unsigned int nr;
-
-	if (kstrtouint(buf, 10, &nr) || nr > ZCACHE_BLK_WT_BATCH_MAX) {
-		pr_warn("%s: writethrough_batch: '%.*s' is not a number from 0 to %u\n",
-			zcache_blk_name(dev), zcache_blk_arglen(buf), buf,
-			ZCACHE_BLK_WT_BATCH_MAX);
-		return -EINVAL;
-	}
-	WRITE_ONCE(dev->wt_batch, nr);
-	if (!nr)
-		atomic_set(&dev->wt_left, 0);
-	return len;
-}
-ZCACHE_BLK_ATTR_RW(writethrough_batch);
-
-/*
  * Write back up to N of the coldest pages now (1 to 1M at a time), in
  * batches: dev->lock keeps the pool alive across one batch only, so a
  * reset or an attribute write waits for at most one batch of writes, not
@@ -1167,7 +1098,6 @@ static void zcache_blk_reset(struct zcache_blk_dev *dev)
 	zcache_blk_detach_backing(dev, &backing, &path);
 	memset(&dev->stats, 0, sizeof(dev->stats));
 	dev->writeback = false;
-	atomic_set(&dev->wt_left, 0);
 	dev->claimed = false;
 	mutex_unlock(&dev->lock);
 	zcache_blk_put_backing(&backing, path);
@@ -1245,7 +1175,6 @@ ZCACHE_BLK_DEV_STAT(reject_other);
 ZCACHE_BLK_DEV_STAT(backing_reads);
 ZCACHE_BLK_DEV_STAT(backing_writes_incompressible);
 ZCACHE_BLK_DEV_STAT(backing_writes_pool_full);
-ZCACHE_BLK_DEV_STAT(backing_writes_batched);
 ZCACHE_BLK_DEV_STAT(backing_writes_writeback);
 ZCACHE_BLK_DEV_STAT(failed_writes);
 ZCACHE_BLK_DEV_STAT(io_errors);
@@ -1301,7 +1230,6 @@ static struct attribute *zcache_blk_attrs[] = {
 	&zcache_blk_attr_backing_dev.attr,
 	&zcache_blk_attr_writeback.attr,
 	&zcache_blk_attr_writeback_pages.attr,
-	&zcache_blk_attr_writethrough_batch.attr,
 	&zcache_blk_attr_reset.attr,
 	&zcache_blk_attr_stored_pages.attr,
 	&zcache_blk_attr_same_filled_pages.attr,
@@ -1321,7 +1249,6 @@ static struct attribute *zcache_blk_attrs[] = {
 	&zcache_blk_attr_backing_reads.attr,
 	&zcache_blk_attr_backing_writes_incompressible.attr,
 	&zcache_blk_attr_backing_writes_pool_full.attr,
-	&zcache_blk_attr_backing_writes_batched.attr,
 	&zcache_blk_attr_backing_writes_writeback.attr,
 	&zcache_blk_attr_failed_writes.attr,
 	&zcache_blk_attr_io_errors.attr,
@@ -1376,7 +1303,6 @@ static int zcache_blk_add(void)
 	spin_lock_init(&dev->punt_lock);
 	bio_list_init(&dev->punted);
 	INIT_WORK(&dev->punt_work, zcache_blk_punt_work);
-	dev->wt_batch = ZCACHE_BLK_WT_BATCH_DEFAULT;
 
 	disk = zc_blk_alloc_disk(&zcache_blk_limits);
 	if (IS_ERR(disk)) {

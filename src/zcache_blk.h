@@ -27,14 +27,6 @@
  */
 #define ZCACHE_BLK_OBJ_SHIFT		10
 #define ZCACHE_BLK_OBJ_MASK		((1UL << ZCACHE_BLK_OBJ_SHIFT) - 1)
-/*
- * Write-through batches (writethrough_batch) end on a multiple of this
- * many pages: the swap readahead window of the default vm.page-cluster (3),
- * which swap_cluster_readahead() aligns to it.
- */
-#define ZCACHE_BLK_WT_ALIGN		8U
-#define ZCACHE_BLK_WT_BATCH_DEFAULT	32U	/* SWAP_CLUSTER_MAX */
-#define ZCACHE_BLK_WT_BATCH_MAX		1024U
 
 /* Why a page went to the backing device (counters and dmesg). */
 enum zcache_blk_bw_reason {
@@ -57,7 +49,6 @@ struct zcache_blk_stats {
 	atomic64_t backing_reads;	/* pages read from the backing device */
 	atomic64_t backing_writes_incompressible; /* written there: -E2BIG */
 	atomic64_t backing_writes_pool_full; /* written there: pool full/nomem */
-	atomic64_t backing_writes_batched; /* of those, sent in a batch unasked */
 	atomic64_t backing_writes_writeback; /* written there by write-back */
 	atomic64_t failed_writes;	/* writes refused: no backing device */
 	atomic64_t io_errors;		/* backing I/O errors, lost pages */
@@ -89,10 +80,6 @@ struct zcache_blk_stats {
  * @writeback: the pool is made (at disksize) with write-back: when full,
  *	the core writes cold pages back to the backing device (default off:
  *	new pages go through to it instead)
- * @wt_batch: writethrough_batch: after the pool refuses a page for its
- *	limit, about this many of the following writes go straight to the
- *	backing device without asking it (0: every write asks)
- * @wt_left: writes left in the current write-through batch
  * @openers: opens of the block device now
  * @claimed: a reset or removal is under way: opens fail with -EBUSY
  * @punt_lock: guards @punted
@@ -112,8 +99,6 @@ struct zcache_blk_dev {
 	struct zc_bdev backing;
 	char *backing_path;
 	bool writeback;
-	unsigned int wt_batch;
-	atomic_t wt_left;
 	int openers;
 	bool claimed;
 	spinlock_t punt_lock;

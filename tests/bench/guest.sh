@@ -276,7 +276,7 @@ cfg_available() {
 	zswap) [ -d "$zswap_p" ] ;;
 	zram) modinfo zram >/dev/null 2>&1 ;;
 	zram-wb) modinfo zram >/dev/null 2>&1 && zram_has_wb ;;
-	zcache|zcache-wb|zcache-nobatch) modinfo zcache >/dev/null 2>&1 ;;
+	zcache|zcache-wb) modinfo zcache >/dev/null 2>&1 ;;
 	zcache-fs) modinfo -F parm zcache 2>/dev/null | grep -q '^frontswap:' ;;
 	*) return 1 ;;
 	esac
@@ -393,7 +393,6 @@ teardown_zram-wb() {
 }
 
 # zcache's block device over the swap partition (docs/zcache-blk.md).
-# $1: writeback (0, the default, or 1); $2: writethrough_batch, when given.
 ZB=/sys/block/zcache0/zcache
 setup_zcache() {
 	modprobe zcache compressor="$comp" max_pool_percent="$pool_pct" || return 1
@@ -402,11 +401,6 @@ setup_zcache() {
 	grep . /sys/module/zcache/parameters/* >"$RUN/params.txt" 2>&1
 	echo "$P1" >"$ZB/backing_dev" || return 1
 	echo "${1:-0}" >"$ZB/writeback" || return 1
-	if [ -n "${2:-}" ]; then
-		echo "$2" >"$ZB/writethrough_batch" || return 1
-	fi
-	[ -e "$ZB/writethrough_batch" ] &&
-		grep . "$ZB/writethrough_batch" >>"$RUN/params.txt"
 	blockdev --getsize64 "$P1" >"$ZB/disksize" || return 1
 	# the same rotational flag as the backing disk (equal devices)
 	if ! echo "$rot" >/sys/block/zcache0/queue/rotational; then
@@ -432,11 +426,6 @@ teardown_zcache() {
 setup_zcache-wb() { setup_zcache 1; }
 pool_zcache-wb() { pool_zcache; }
 teardown_zcache-wb() { teardown_zcache; }
-
-# The same asking the pool page by page when it is full (no batches).
-setup_zcache-nobatch() { setup_zcache 0 0; }
-pool_zcache-nobatch() { pool_zcache; }
-teardown_zcache-nobatch() { teardown_zcache; }
 
 # zcache's frontswap backend (5.10) over the disk swap.
 setup_zcache-fs() {

@@ -29,7 +29,7 @@ import sys
 from floor import load_rows, meta_of, noswap
 
 CONFIG_ORDER = ["disk", "zswap", "zram", "zram-wb", "zcache", "zcache-wb",
-                "zcache-nobatch", "zcache-fs"]
+                "zcache-fs"]
 WORKLOAD_DESC = {
     "ms1": "memstress, 1 process, mixed sequential/skewed-random access",
     "ms2": "memstress, one process per vCPU at once, mixed access",

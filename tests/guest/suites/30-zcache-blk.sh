@@ -10,10 +10,7 @@
 #     limit fails the write with EIO (never a silent loss)
 #   - discard frees pool entries (stats drop, the range reads as zeroes)
 #   - a backing device ($ZC_SCRATCH_DEV, else a loop device): incompressible
-#     pages and written-back cold pages reach it and read back verified;
-#     a pool at its limit writes through in batches (writethrough_batch),
-#     a batched write over a pool page drops the older copy, and with
-#     writethrough_batch=0 every write asks the pool again
+#     pages and written-back cold pages reach it and read back verified
 #   - swap on /dev/zcache0 over the backing device under a verified memory
 #     workload ($ZC_BIN/memstress, in a memory cgroup: ktap-lib.sh zc_pressure)
 #     with max_pool_percent=10: the pool, sampled during the run, never
@@ -47,7 +44,7 @@ cleanup() {
 trap cleanup EXIT
 
 tap_begin_package
-echo "1..28"
+echo "1..25"
 
 # --- devices and queue ---------------------------------------------------
 modprobe -r zcache 2>/dev/null
@@ -119,28 +116,6 @@ check "writeback=1: backing_dev, writeback, disksize 128M" \
 check "writeback_pages: cold pages are written back and read back from the backing device" \
 	sh -c "$ZC_IO_FN; wpages $W/random 0 && wpages $W/text 512 && wpages $W/same 576 && echo 4096 >$S/writeback_pages && test \$(cat $S/written_back_pages) -gt 0 && test \$(cat $S/backing_writes_writeback) -gt 0 && verify $W/text 512 && verify $W/same 576 && verify $W/random 0"
 log_stats "after write-back"
-
-# --- write-through batches: a pool at its limit ----------------------------
-# max_pool_percent=1 (about 10 MiB of a 1 GiB guest) and 32 MiB of pages
-# that compress to half: the pool fills, and a refused page starts a batch
-# of writes that go to the backing device without asking the pool.  A
-# batched write over a page the pool holds must drop that copy: the newer
-# data is what reads back.
-python3 -c 'import os, sys
-for _ in range(8192):
-    sys.stdout.buffer.write(os.urandom(2048) + bytes(2048))' >"$W/half"
-text_file 256 "$W/text_a"
-tr 'a-z' 'A-Z' <"$W/text_a" >"$W/text_b"
-check "writethrough_batch is 32 by default; 0 and 1024 are accepted" \
-	sh -c "grep -qx 32 $S/writethrough_batch && echo 0 >$S/writethrough_batch && echo 1024 >$S/writethrough_batch && grep -qx 1024 $S/writethrough_batch && echo 32 >$S/writethrough_batch"
-old_pool_percent=$(cat "$P/max_pool_percent" 2>/dev/null)
-check "pool at its limit: pages over pool pages go through in batches, and the newer data reads back" \
-	sh -c "$ZC_IO_FN; setup 128M $backing && echo 1 >$P/max_pool_percent && wpages $W/text_a 0 && test \$(cat $S/stored_pages) -ge 256 && wpages $W/half 256 && b=\$(cat $S/backing_writes_batched) && test \$b -gt 0 && wpages $W/text_b 0 && test \$(cat $S/backing_writes_batched) -gt \$b && verify $W/text_b 0 && verify $W/half 256"
-log_stats "after batched write-through"
-check "writethrough_batch=0: every write asks the pool, none is batched, all read back" \
-	sh -c "$ZC_IO_FN; echo 0 >$S/writethrough_batch && b=\$(cat $S/backing_writes_batched) && r=\$(cat $S/reject_pool_full) && wpages $W/half 256 && test \$(cat $S/backing_writes_batched) -eq \$b && test \$(cat $S/reject_pool_full) -gt \$r && verify $W/half 256 && verify $W/text_b 0"
-echo "$old_pool_percent" >"$P/max_pool_percent"
-echo 32 >"$S/writethrough_batch"
 settle
 check "reset frees the device (disksize 0, backing none)" \
 	sh -c "echo 1 >$S/reset && grep -qx 0 $S/disksize && grep -qx none $S/backing_dev && test \$(blockdev --getsize64 $DEV) = 0"

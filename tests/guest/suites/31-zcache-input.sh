@@ -97,7 +97,7 @@ if ! modprobe zcache; then
 fi
 mapfile -t params < <(writable_params)
 modprobe -r zcache
-echo "1..$((20 + ${#params[@]}))"
+echo "1..$((19 + ${#params[@]}))"
 
 # --- module parameters at load time ---------------------------------------
 bad=''
@@ -159,8 +159,6 @@ refuse_all "zcache0 writeback" "Invalid argument" "$S/writeback" "${BOOL_GARBAGE
 refuse_all "zcache0 reset" "Invalid argument" "$S/reset" "0" "abc" $'\n' "-1"
 refuse_all "zcache0 writeback_pages" "Invalid argument" "$S/writeback_pages" \
 	"${NUMERIC_GARBAGE[@]}" "0" "100"
-refuse_all "zcache0 writethrough_batch" "Invalid argument" "$S/writethrough_batch" \
-	"${NUMERIC_GARBAGE[@]}" "1025"
 
 truncate -s 64M "$W/b1.img" "$W/b2.img" "$W/tiny.img"
 truncate -s 2K "$W/tiny.img"
