@@ -363,9 +363,10 @@ def requests_section(idx, configs, workloads, profile):
            % (iops if iops else "(unknown)"),
            "a second, the time those requests take at that limit alone (a disk bound on",
            "the runtime; the runtime beside it). Fewer, larger requests take less time",
-           "at the same MiB: swap readahead reads an aligned cluster of slots under one",
-           "plug (mm/swap_state.c), and a slot whose page a pool serves (zswap, zcache)",
-           "needs no disk read, so the cluster's disk reads are split there.\n",
+           "at the same MiB: swap readahead reads the slots around a fault under one plug",
+           "(mm/swap_state.c: an aligned cluster of 8 on 6.12 and later, the neighbours",
+           "in the VMA on 6.1), and a slot it does not read from the disk (its page",
+           "already in memory, a free slot, a page a pool serves) ends a request.\n",
            "| workload | config | read requests | write requests | KiB per read | "
            "KiB per write | requests / IOPS s | runtime s |",
            "|" + "---|" * 8]
