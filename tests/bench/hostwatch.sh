@@ -25,6 +25,39 @@ qemu_of() {
 	return 0
 }
 
+# host_cpu CONSOLE: "EPOCH BUSY QEMU PIDS": the host's busy jiffies
+# (/proc/stat), those of the QEMU of CONSOLE, and its PIDs (comma list).
+host_cpu() {
+	local q=0 pids='' p f
+	for p in $(qemu_of "$1"); do
+		read -r -a f <"/proc/$p/stat" 2>/dev/null || continue
+		q=$((q + f[13] + f[14]))
+		pids+=${pids:+,}$p
+	done
+	awk -v q="$q" -v t="$(date +%s)" -v p="${pids:--}" \
+		'$1 == "cpu" {print t, $2 + $3 + $4 + $7 + $8 + $9, q, p; exit}' /proc/stat
+}
+
+# host_load_sampler CONSOLE: the host's CPU taken by anything but the
+# QEMU of CONSOLE, every ZC_BENCH_LOAD_SECS (5) s: "EPOCH CORES" (another
+# guest on the host counts as load).  Under TCG a busy host slows the
+# guest's clock-time work unevenly, so the report shows per row how busy
+# the host was while it ran.  An interval in which that QEMU started or
+# ended gives no line: its CPU time is then known at one end only (at its
+# exit the whole of it would count as the host's, 100 cores and more).
+host_load_sampler() {
+	local hz secs=${ZC_BENCH_LOAD_SECS:-5} t0 b0 q0 p0 t1 b1 q1 p1
+	hz=$(getconf CLK_TCK)
+	read -r t0 b0 q0 p0 < <(host_cpu "$1")
+	while sleep "$secs"; do
+		read -r t1 b1 q1 p1 < <(host_cpu "$1")
+		[ "$p1" != "$p0" ] ||
+			awk -v t="$t1" -v d=$(((b1 - b0) - (q1 - q0))) -v dt=$((t1 - t0)) -v hz="$hz" \
+				'BEGIN {if (dt > 0) printf "%d %.2f\n", t, (d < 0 ? 0 : d) / (dt * hz)}'
+		t0=$t1 b0=$b1 q0=$q1 p0=$p1
+	done
+}
+
 # row_watch BENCH-DIR CONSOLE STOP-FILE GRACE: until it stops a boot,
 # every ZC_BENCH_WATCH_SECS (15) s: when BENCH-DIR/current-row is overdue,
 # writes "CFG WL REP LIMIT START NOW" to STOP-FILE and sends SIGTERM to

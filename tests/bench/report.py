@@ -132,7 +132,13 @@ def host_busy(d, r, samples):
     return sum(inside) / len(inside) if inside else None
 
 
-def host_samples(d):
+def host_samples(d, cpus):
+    """run.sh's samples, less the impossible ones: above the host's cpus
+    (meta's host_cpus; this machine's count for older runs).  Before
+    2026-12-07 the sampler counted the whole CPU time of a QEMU it lost
+    sight of (at its exit, or a PID lookup that missed it) as the host's
+    for one sample (100 cores and more), and the sample after it read 0;
+    both are dropped."""
     out = []
     try:
         with open(os.path.join(d, "host-load.txt")) as f:
@@ -142,13 +148,19 @@ def host_samples(d):
                     out.append((int(p[0]), float(p[1])))
     except (OSError, ValueError):
         pass
-    return out
+    bad = {i for i, (_, v) in enumerate(out) if v > cpus}
+    bad |= {i + 1 for i in bad}
+    return [s for i, s in enumerate(out) if i not in bad]
 
 
 def load(d):
     rows = load_rows(d)
     meta = meta_of(d)
-    samples = host_samples(d)
+    try:
+        cpus = int(meta.get("host_cpus", ""))
+    except ValueError:
+        cpus = os.cpu_count() or 1
+    samples = host_samples(d, cpus)
     for r in rows:
         r["host_busy"] = host_busy(d, r, samples)
         swap_counts(d, r)

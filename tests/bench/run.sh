@@ -184,35 +184,9 @@ vm_args=(--install "$install" --pkg-dir "$pkgdir" --mem "$mem" --scratch "${scra
 	--script bench/guest.sh --name "$name" --timeout "$tmo" --append "$append")
 [ -z "$quick" ] || vm_args+=(--quick)
 
-# qemu_of, and the host's limit of a row (a guest that stalls whole)
+# qemu_of, the host's load beside the guest (host_load_sampler) and the
+# host's limit of a row (a guest that stalls whole)
 . "$here/hostwatch.sh"
-
-# The host's CPU taken by anything but this boot's QEMU, every 5 s:
-# "EPOCH CORES" (busy jiffies of /proc/stat minus those of the
-# qemu-system process whose console is this run's; another guest on the
-# host counts as load).  Under TCG a busy host slows the guest's
-# clock-time work unevenly, so the report shows per row how busy the host
-# was while it ran.
-host_cpu() {
-	local q=0 p f
-	for p in $(qemu_of "$ZC_CACHE/logs/$name/console.log"); do
-		read -r -a f <"/proc/$p/stat" 2>/dev/null || continue
-		q=$((q + f[13] + f[14]))
-	done
-	awk -v q="$q" -v t="$(date +%s)" \
-		'$1 == "cpu" {print t, $2 + $3 + $4 + $7 + $8 + $9, q; exit}' /proc/stat
-}
-host_load_sampler() {
-	local hz t0 b0 q0 t1 b1 q1
-	hz=$(getconf CLK_TCK)
-	read -r t0 b0 q0 < <(host_cpu)
-	while sleep 5; do
-		read -r t1 b1 q1 < <(host_cpu)
-		awk -v t="$t1" -v d=$(((b1 - b0) - (q1 - q0))) -v dt=$((t1 - t0)) -v hz="$hz" \
-			'BEGIN {if (dt > 0) printf "%d %.2f\n", t, (d < 0 ? 0 : d) / (dt * hz)}'
-		t0=$t1 b0=$b1 q0=$q1
-	done
-}
 
 stopf=$ZC_CACHE/work/host-stop-$name.$$
 
@@ -220,7 +194,7 @@ load0=$(cut -d' ' -f1-3 /proc/loadavg)
 zc_log "benchmark $name: $suite, ${mem} MiB RAM, profile $profile, configs $configs, workloads $workloads"
 mkdir -p "$ZC_CACHE/work"
 hl=$ZC_CACHE/work/host-load-$name.$$
-host_load_sampler >"$hl" &
+host_load_sampler "$ZC_CACHE/logs/$name/console.log" >"$hl" &
 hl_pid=$!
 rm -f "$ZC_CACHE/results/$name/bench/current-row" "$stopf"
 row_watch "$ZC_CACHE/results/$name/bench" "$ZC_CACHE/logs/$name/console.log" "$stopf" \
@@ -243,6 +217,7 @@ mv "$hl" "$out/host-load.txt"
 {
 	echo "host_load: $load0 before the boot, $(cut -d' ' -f1-3 /proc/loadavg) after (1/5/15 min)"
 	echo "qemu: $(qemu-system-x86_64 --version | head -n 1)"
+	echo "host_cpus: $(nproc)"
 	echo "source: $(git -C "$repo" describe --always --dirty 2>/dev/null || echo unknown)" \
 		"(the checkout run.sh ran from; packages from $pkgdir)"
 } >>"$out/meta.txt"

@@ -12,7 +12,9 @@
 #     for a rival and the run still passes, FAIL for zcache's own, and a
 #     failure before the stop still fails the run;
 #   - report.py then names the rival's TIMEOUT in the summary, keeps the
-#     summary per workload and calls pc a control row without cleancache.
+#     summary per workload and calls pc a control row without cleancache;
+#   - host_load_sampler does not count a QEMU's CPU time as the host's
+#     when that QEMU exits.
 # Exit status 0 when every check passed.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -132,6 +134,21 @@ fresh failed
 echo "zram-wb pc 1 300 $((now - 2000)) $now" >"$t/failed/stop"
 row_stopped "$t/failed" "$t/failed/stop" 1 >/dev/null 2>&1
 check "row_stopped: a failure before the stall still fails the run" test $? = 1
+
+# 6. host_load_sampler across a QEMU that burns CPU and exits: no sample
+# may count its CPU time as the host's (at its exit the whole of it did)
+mkdir -p "$t/load"
+(exec -a qemu-system-x86_64 perl -e 'my $e = time + 4; 1 while time < $e' -- \
+	-chardev "file,id=ser0,path=$t/load/console.log") &
+busy=$!
+fakes+=("$busy")
+ZC_BENCH_LOAD_SECS=1 timeout 8 bash -c '. "$1"; . "$2"; host_load_sampler "$3"' _ \
+	"$repo/vm/lib.sh" "$here/hostwatch.sh" "$t/load/console.log" >"$t/load/host-load.txt"
+ncpu=$(nproc)
+check "host_load_sampler: samples while the QEMU ran and after" \
+	test "$(wc -l <"$t/load/host-load.txt")" -ge 4
+check "host_load_sampler: none above the host's $ncpu cores when the QEMU exits" \
+	awk -v n="$ncpu" '$2 > n + 0.5 {bad = 1} END {exit bad}' "$t/load/host-load.txt"
 
 echo "bench selftest: $nfail of $n failed"
 [ "$nfail" = 0 ]
