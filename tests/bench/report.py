@@ -376,9 +376,10 @@ def requests_section(idx, configs, workloads, profile):
            "a second, the time those requests take at that limit alone (a disk bound on",
            "the runtime; the runtime beside it). Fewer, larger requests take less time",
            "at the same MiB: swap readahead reads the slots around a fault under one plug",
-           "(mm/swap_state.c: an aligned cluster of 8 on 6.12 and later, the neighbours",
-           "in the VMA on 6.1), and a slot it does not read from the disk (its page",
-           "already in memory, a free slot, a page a pool serves) ends a request.\n",
+           "(mm/swap_state.c: an aligned cluster of 8 slots while a rotational swap",
+           "device is on, the neighbours in the VMA otherwise), and a slot it does not",
+           "read from the disk (its page already in memory, a free slot, a page a pool",
+           "serves) ends a request.\n",
            "| workload | config | read requests | write requests | KiB per read | "
            "KiB per write | requests / IOPS s | runtime s |",
            "|" + "---|" * 8]
