@@ -258,12 +258,14 @@ static int zcache_blk_backing_rw(struct zcache_blk_dev *dev,
  * can be dropped (the data now lives only in that page).  The page is
  * locked by the swap read path until the bio completes, as for zswap's
  * loads.  Any other reader (the block device read directly, the
- * read-modify-write worker) leaves the pool copy in place.
+ * read-modify-write worker), and every reader with keep_loaded=1,
+ * leaves the pool copy in place and the page clean.
  */
 static int zcache_blk_read_page(struct zcache_blk_dev *dev, unsigned long page,
 				struct page *data, struct bio *parent)
 {
-	bool exclusive = zc_page_swapcache(data);
+	bool exclusive = zc_page_swapcache(data) &&
+			 !READ_ONCE(dev->keep_loaded);
 	int ret;
 
 	if (test_bit(page, dev->error_map))
@@ -1000,17 +1002,25 @@ static ssize_t zcache_blk_writeback_show(struct device *d, struct device_attribu
 	return ret;
 }
 
+/* A 0/1 attribute's value; refused with one line in dmesg. */
+static int zcache_blk_parse_bool(struct zcache_blk_dev *dev, const char *name,
+				 const char *buf, bool *on)
+{
+	if (!kstrtobool(buf, on))
+		return 0;
+	pr_warn("%s: %s: '%.*s' is not 0 or 1\n", zcache_blk_name(dev), name,
+		zcache_blk_arglen(buf), buf);
+	return -EINVAL;
+}
+
 static ssize_t zcache_blk_writeback_store(struct device *d, struct device_attribute *attr,
 			       const char *buf, size_t len)
 {
 	struct zcache_blk_dev *dev = zcache_blk_dev_of(d);
 	bool on;
 
-	if (kstrtobool(buf, &on)) {
-		pr_warn("%s: writeback: '%.*s' is not 0 or 1\n",
-			zcache_blk_name(dev), zcache_blk_arglen(buf), buf);
+	if (zcache_blk_parse_bool(dev, "writeback", buf, &on))
 		return -EINVAL;
-	}
 	mutex_lock(&dev->lock);
 	if (zcache_blk_initialized(dev)) {
 		mutex_unlock(&dev->lock);
@@ -1023,6 +1033,38 @@ static ssize_t zcache_blk_writeback_store(struct device *d, struct device_attrib
 	return len;
 }
 ZCACHE_BLK_ATTR_RW(writeback);
+
+/*
+ * keep_loaded: 0 (default) = a pool hit into a swap-cache page drops the
+ * pool copy and dirties the page (an exclusive load): the pool holds
+ * nothing that is in RAM, and the page is compressed again when
+ * reclaimed.  1 = the copy stays and the page stays clean, as 6.1's zswap
+ * does: a page read and not modified is dropped by reclaim without
+ * being compressed again, and its copy takes pool room until the page is
+ * modified or its slot freed.  Any time; pages loaded before keep what
+ * they got.
+ */
+static ssize_t zcache_blk_keep_loaded_show(struct device *d,
+					   struct device_attribute *attr,
+					   char *buf)
+{
+	return sysfs_emit(buf, "%d\n",
+			  READ_ONCE(zcache_blk_dev_of(d)->keep_loaded));
+}
+
+static ssize_t zcache_blk_keep_loaded_store(struct device *d,
+					    struct device_attribute *attr,
+					    const char *buf, size_t len)
+{
+	struct zcache_blk_dev *dev = zcache_blk_dev_of(d);
+	bool on;
+
+	if (zcache_blk_parse_bool(dev, "keep_loaded", buf, &on))
+		return -EINVAL;
+	WRITE_ONCE(dev->keep_loaded, on);
+	return len;
+}
+ZCACHE_BLK_ATTR_RW(keep_loaded);
 
 /*
  * Write back up to N of the coldest pages now (1 to 1M at a time), in
@@ -1098,6 +1140,7 @@ static void zcache_blk_reset(struct zcache_blk_dev *dev)
 	zcache_blk_detach_backing(dev, &backing, &path);
 	memset(&dev->stats, 0, sizeof(dev->stats));
 	dev->writeback = false;
+	dev->keep_loaded = false;
 	dev->claimed = false;
 	mutex_unlock(&dev->lock);
 	zcache_blk_put_backing(&backing, path);
@@ -1230,6 +1273,7 @@ static struct attribute *zcache_blk_attrs[] = {
 	&zcache_blk_attr_backing_dev.attr,
 	&zcache_blk_attr_writeback.attr,
 	&zcache_blk_attr_writeback_pages.attr,
+	&zcache_blk_attr_keep_loaded.attr,
 	&zcache_blk_attr_reset.attr,
 	&zcache_blk_attr_stored_pages.attr,
 	&zcache_blk_attr_same_filled_pages.attr,

@@ -80,6 +80,8 @@ struct zcache_blk_stats {
  * @writeback: the pool is made (at disksize) with write-back: when full,
  *	the core writes cold pages back to the backing device (default off:
  *	new pages go through to it instead)
+ * @keep_loaded: pool hits into swap-cache pages keep the pool copy and
+ *	leave the page clean (keep_loaded=1); default off: exclusive
  * @openers: opens of the block device now
  * @claimed: a reset or removal is under way: opens fail with -EBUSY
  * @punt_lock: guards @punted
@@ -99,6 +101,7 @@ struct zcache_blk_dev {
 	struct zc_bdev backing;
 	char *backing_path;
 	bool writeback;
+	bool keep_loaded;
 	int openers;
 	bool claimed;
 	spinlock_t punt_lock;

@@ -276,7 +276,7 @@ cfg_available() {
 	zswap) [ -d "$zswap_p" ] ;;
 	zram) modinfo zram >/dev/null 2>&1 ;;
 	zram-wb) modinfo zram >/dev/null 2>&1 && zram_has_wb ;;
-	zcache|zcache-wb) modinfo zcache >/dev/null 2>&1 ;;
+	zcache|zcache-wb|zcache-keep) modinfo zcache >/dev/null 2>&1 ;;
 	zcache-fs) modinfo -F parm zcache 2>/dev/null | grep -q '^frontswap:' ;;
 	*) return 1 ;;
 	esac
@@ -393,6 +393,7 @@ teardown_zram-wb() {
 }
 
 # zcache's block device over the swap partition (docs/zcache-blk.md).
+# $1: writeback (0, the default, or 1); $2: keep_loaded, when given.
 ZB=/sys/block/zcache0/zcache
 setup_zcache() {
 	modprobe zcache compressor="$comp" max_pool_percent="$pool_pct" || return 1
@@ -401,6 +402,11 @@ setup_zcache() {
 	grep . /sys/module/zcache/parameters/* >"$RUN/params.txt" 2>&1
 	echo "$P1" >"$ZB/backing_dev" || return 1
 	echo "${1:-0}" >"$ZB/writeback" || return 1
+	if [ -n "${2:-}" ]; then
+		echo "$2" >"$ZB/keep_loaded" || return 1
+	fi
+	[ -e "$ZB/keep_loaded" ] &&
+		grep . "$ZB/keep_loaded" >>"$RUN/params.txt"
 	blockdev --getsize64 "$P1" >"$ZB/disksize" || return 1
 	# the same rotational flag as the backing disk (equal devices)
 	if ! echo "$rot" >/sys/block/zcache0/queue/rotational; then
@@ -426,6 +432,12 @@ teardown_zcache() {
 setup_zcache-wb() { setup_zcache 1; }
 pool_zcache-wb() { pool_zcache; }
 teardown_zcache-wb() { teardown_zcache; }
+
+# The same with loads that keep their pool copy (keep_loaded=1), as
+# 6.1's zswap: fewer compressions, more disk I/O.
+setup_zcache-keep() { setup_zcache 0 1; }
+pool_zcache-keep() { pool_zcache; }
+teardown_zcache-keep() { teardown_zcache; }
 
 # zcache's frontswap backend (5.10) over the disk swap.
 setup_zcache-fs() {

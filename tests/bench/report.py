@@ -28,7 +28,7 @@ import sys
 
 from floor import load_rows, meta_of, noswap
 
-CONFIG_ORDER = ["disk", "zswap", "zram", "zram-wb", "zcache", "zcache-wb",
+CONFIG_ORDER = ["disk", "zswap", "zram", "zram-wb", "zcache", "zcache-keep", "zcache-wb",
                 "zcache-fs"]
 WORKLOAD_DESC = {
     "ms1": "memstress, 1 process, mixed sequential/skewed-random access",

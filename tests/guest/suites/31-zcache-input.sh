@@ -89,7 +89,7 @@ writable_params() {
 
 tap_begin_package
 # The plan comes first, so that the runner notices a test that never ran:
-# 19 fixed tests and one per writable parameter, counted on a first load.
+# 20 fixed tests and one per writable parameter, counted on a first load.
 modprobe -r zcache 2>/dev/null
 if ! modprobe zcache; then
 	echo "Bail out! modprobe zcache failed: cannot count its parameters"
@@ -97,7 +97,7 @@ if ! modprobe zcache; then
 fi
 mapfile -t params < <(writable_params)
 modprobe -r zcache
-echo "1..$((19 + ${#params[@]}))"
+echo "1..$((20 + ${#params[@]}))"
 
 # --- module parameters at load time ---------------------------------------
 bad=''
@@ -156,6 +156,7 @@ done
 refuse_all "zcache0 disksize" "Invalid argument" "$S/disksize" \
 	"${NUMERIC_GARBAGE[@]}" "0" "1Q" "16E" "1G junk" "1GG" "-1G" "99999999999999999999G"
 refuse_all "zcache0 writeback" "Invalid argument" "$S/writeback" "${BOOL_GARBAGE[@]}"
+refuse_all "zcache0 keep_loaded" "Invalid argument" "$S/keep_loaded" "${BOOL_GARBAGE[@]}"
 refuse_all "zcache0 reset" "Invalid argument" "$S/reset" "0" "abc" $'\n' "-1"
 refuse_all "zcache0 writeback_pages" "Invalid argument" "$S/writeback_pages" \
 	"${NUMERIC_GARBAGE[@]}" "0" "100"

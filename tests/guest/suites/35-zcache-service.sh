@@ -115,6 +115,7 @@ SIZE=64M\nMAX_POOL_PERCENT=91|MAX_POOL_PERCENT=91 is not from 1 to 90
 SIZE=64M\nMAX_POOL_PERCENT=0090|MAX_POOL_PERCENT=0090 is not from 1 to 90
 SIZE=64M\nCOMPRESSOR=../lz4|COMPRESSOR=../lz4 is not a compressor name
 SIZE=64M\nWRITEBACK=2|WRITEBACK=2 must be 0 or 1
+SIZE=64M\nKEEP_LOADED=yes|KEEP_LOADED=yes must be 0 or 1
 SIZE=64M\nDISCARD=yes|DISCARD=yes must be 0 or 1
 SIZE=64M\nSWAPPINESS=60|unknown setting 'SWAPPINESS'
 SIZE=64M\nthis is not a setting|:2: expected KEY=VALUE
@@ -259,18 +260,20 @@ cat >$CONF <<EOF
 BACKING=$loopdev
 PRIORITY=123
 WRITEBACK=1
+KEEP_LOADED=1
 DISCARD=1
 EOF
 t0=$(date +%s)
 run systemctl start $UNIT
 prio=$(awk -v d=$DEV '$1 == d { print $5 }' /proc/swaps)
 backing=$(cat "$S/backing_dev" 2>/dev/null)
+keep=$(cat "$S/keep_loaded" 2>/dev/null)
 unit_log "$t0" >&2
-if [ "$prio" = 123 ] && [ "$backing" = "$loopdev" ] &&
+if [ "$prio" = 123 ] && [ "$backing" = "$loopdev" ] && [ "$keep" = 1 ] &&
 	[ "$(systemctl show -p ActiveState --value $UNIT)" = active ]; then
-	ok "systemctl start: $DEV is swap at priority 123 over $loopdev"
+	ok "systemctl start: $DEV is swap at priority 123 over $loopdev, keep_loaded 1"
 else
-	nok "systemctl start: $DEV is swap at priority 123 over $loopdev # priority '${prio:-none}', backing '$backing'"
+	nok "systemctl start: $DEV is swap at priority 123 over $loopdev, keep_loaded 1 # priority '${prio:-none}', backing '$backing', keep_loaded '$keep'"
 fi
 run zcache-swap status
 

@@ -12,6 +12,9 @@
 #     (exclusive loads, counted), they are dirty and must be written again
 #     before reclaim drops them: they verify after a second swap-out
 #   - swapoff with pages both in the pool and on the backing device
+#   - keep_loaded=1: loads keep the pool copy and leave the page clean;
+#     pages modified after such a load (memstress, fork's copy-on-write)
+#     must never read the kept, older copy; no exclusive load counted
 #   - write-back (writeback=1) racing overwrites and discards of its slots
 #     (swapon --discard=pages, slots freed by exiting processes, forced
 #     write-back every 0.2 s): no stale data resurrected; swap's discards
@@ -46,7 +49,7 @@ cleanup() {
 trap cleanup EXIT
 
 tap_begin_package
-echo "1..15"
+echo "1..21"
 taint_mark
 
 zc_backing_setup
@@ -142,6 +145,28 @@ holder=''
 cat "$W/hold.out" >&2
 # What stays is the swap header mkswap wrote (page 0).
 check "after swapoff the pool holds at most the swap header (stored_pages <= 1)" test "$(st stored_pages)" -le 1
+
+# --- keep_loaded=1: loads keep their pool copy ---------------------------
+g=/sys/kernel/zcache
+check "keep_loaded=1: a fresh zcache0, swapon --discard=pages" \
+	sh -c "$ZC_IO_FN; swapon_zcache 0 && echo 1 >$S/keep_loaded && grep -qx 1 $S/keep_loaded"
+x0=$(st exclusive_loads) l0=$(cat "$g/loads" 2>/dev/null || echo 0)
+zc_pressure "$size" $((size / 3))
+check_run "keep_loaded=1: pages rewritten after loads (memstress, 2 processes, 2 passes)" \
+	"${ZC_PRESSURE[@]}" "$ZC_BIN/memstress" --size-mb "$size" --procs 2 --passes 2
+check_run "keep_loaded=1: fork-shared pages, copy-on-write rewrite" \
+	"${ZC_PRESSURE[@]}" "$TORTURE" fork "$size"
+check_run "keep_loaded=1: untouched pages read ahead, pushed out again, verified" \
+	"$TORTURE" readahead "$size"
+x1=$(st exclusive_loads) l1=$(cat "$g/loads" 2>/dev/null || echo 0)
+log_stats "after keep_loaded"
+if [ "$l1" -gt "$l0" ] && [ "$x1" -eq "$x0" ]; then
+	ok "keep_loaded=1: $((l1 - l0)) pool loads, none exclusive"
+else
+	nok "keep_loaded=1: pool loads, none exclusive # loads $l0 -> $l1, exclusive_loads $x0 -> $x1"
+fi
+check "keep_loaded: a reset puts it back to 0 (exclusive loads)" \
+	sh -c "swapoff $DEV && echo 1 >$S/reset && grep -qx 0 $S/keep_loaded"
 
 # --- write-back racing overwrites and discards ---------------------------
 check "writeback=1: a fresh zcache0, swapon --discard=pages" \
